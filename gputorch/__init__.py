@@ -1,0 +1,17 @@
+"""gputorch: a PyTorch-compatible deep learning framework on NumPy (CPU) and CuPy (CUDA)."""
+__version__ = "0.1.0"
+
+from ._dtype import (bool, can_cast, double, dtype, float, float16, float32, float64,  # noqa: A004
+                     get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
+                     result_type, set_default_dtype, short, uint8)
+from ._device import device
+from ._device_context import get_default_device, set_default_device
+from ._size import Size
+from ._tensor import Tensor
+from . import ops as _ops  # attaches Tensor methods
+from .ops.arithmetic import *  # noqa: F401,F403
+from .ops.creation import *  # noqa: F401,F403
+from .ops.reduction import *  # noqa: F401,F403
+from .ops.shape import *  # noqa: F401,F403
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

@@ -1,0 +1,185 @@
+"""The per-op path: device check, backend override, grad mode, wrapping, graph recording.
+
+Every op calls :func:`apply` (out-of-place) or :func:`apply_inplace`. This is the
+hot path of the whole framework, so it is kept flat: one pass over the
+arguments, one dictionary lookup for backend overrides, a node only when grad
+mode is on and some input requires grad.
+
+An op is a :class:`~gputorch.autograd.node.Node` subclass with
+``forward(ctx, *args, **params)`` returning a backend array (or a tuple of
+arrays) and ``backward(ctx, *grads)`` returning one gradient per tensor argument.
+"""
+import traceback
+
+from . import _dtype
+from ._tensor import Tensor, _grad_edge
+from .autograd import anomaly_mode, grad_mode
+from .autograd.node import SavedTensor, next_sequence_nr
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+_ANOMALY = anomaly_mode.ENABLED
+_BY_NP = _dtype._BY_NP
+
+
+class NoGradContext:
+    """The ``ctx`` an op's forward gets when no graph is recorded: saving is a no-op."""
+
+    def save_for_backward(self, *tensors):
+        pass
+
+    needs_input_grad = ()
+
+
+def apply(cls, *args, **params):
+    """Run op ``cls`` on ``args`` and return its output tensor(s)."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    dev = tensors[0]._device
+    for t in tensors:
+        if t._device is not dev:
+            args, tensors, dev = _unify_devices(cls, args, tensors)
+            break
+    backend = dev._backend
+    forward = backend.overrides.get(cls) or cls.forward
+    record = False
+    if _GRAD_ENABLED[0]:
+        for t in tensors:
+            if t._requires_grad:
+                record = True
+                break
+    if record:
+        ctx = cls()
+        ctx.next_functions = tuple([_grad_edge(t) for t in tensors])
+        ctx._sequence_nr = next_sequence_nr()
+        if _ANOMALY[0]:
+            ctx._trace = traceback.format_stack()[:-1]
+    else:
+        ctx = NoGradContext()
+    device_ctx = dev._ctx
+    if device_ctx is None:
+        out = forward(ctx, *args, **params)
+    else:
+        with device_ctx:
+            out = forward(ctx, *args, **params)
+    if cls.moves_device:
+        dev = params["device"]
+        backend = dev._backend
+    array_type = backend.array_type
+    if type(out) is tuple:
+        results = tuple([_wrap(o, dev, array_type, backend) for o in out])
+        if record:
+            ctx._num_outputs = len(results)
+            ctx._output_meta = [(r._data.shape, r._dtype, dev) for r in results]
+            for i, r in enumerate(results):
+                if r._dtype._category == 2:
+                    r._grad_fn = ctx
+                    r._output_nr = i
+                    r._requires_grad = True
+        return results
+    if out.__class__ is not array_type:
+        out = backend.ensure_array(out)
+    result = Tensor._make(out, dev, _BY_NP[out.dtype])
+    if record and result._dtype._category == 2:
+        result._grad_fn = ctx
+        result._requires_grad = True
+        if ctx.saves_result:
+            ctx._saved_result = SavedTensor(result, True)
+    return result
+
+
+def apply_view(cls, base, *args, **params):
+    """Run a view op: the result shares ``base``'s storage and version counter."""
+    result = apply(cls, base, *args, **params)
+    result._vc = base._vc
+    result._base = base if base._base is None else base._base
+    return result
+
+
+def _wrap(out, dev, array_type, backend):
+    if out.__class__ is not array_type:
+        out = backend.ensure_array(out)
+    return Tensor._make(out, dev, _BY_NP[out.dtype])
+
+
+def apply_inplace(cls, self, *args, **params):
+    """Run op ``cls`` on ``(self, *args)`` and write the result into ``self``.
+
+    Bumps the version counter, checks that the result fits ``self`` (shape and
+    dtype) and, when a graph is recorded, makes the op's node ``self``'s new grad_fn.
+    """
+    recording = _GRAD_ENABLED[0] and (self._requires_grad or any(
+        isinstance(a, Tensor) and a._requires_grad for a in args))
+    if recording:
+        _check_inplace_allowed(self)
+    old_history = (self._grad_fn, self._output_nr, self._requires_grad)
+    result = apply(cls, self, *args, **params)
+    out = result._data
+    if out.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape {list(out.shape)}")
+    if result._dtype is not self._dtype and not _dtype.can_cast(result._dtype, self._dtype):
+        raise RuntimeError(
+            f"result type {result._dtype} can't be cast to the desired output type {self._dtype}")
+    node = result._grad_fn
+    if node is not None:
+        _snapshot_saved_self(node, self, old_history)
+    if out is not self._data:
+        dev_ctx = self._device._ctx
+        if dev_ctx is None:
+            self._data[...] = out
+        else:
+            with dev_ctx:
+                self._data[...] = out
+    self._vc[0] += 1
+    if node is not None:
+        self._grad_fn = node
+        self._output_nr = 0
+        self._requires_grad = True
+        if node.saves_result:
+            node._saved_result = SavedTensor(self, True)
+    return self
+
+
+def _check_inplace_allowed(self):
+    if self._grad_fn is None and self._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation.")
+    base = self._base
+    if base is not None and base._requires_grad:
+        if base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "in-place operation on a view of a tensor that requires grad is not supported by gputorch "
+            "yet; use the out-of-place op (e.g. `y = x.clone(); y[...] = ...`) or write to the base tensor")
+
+
+def _snapshot_saved_self(node, self, old_history):
+    """If the node saved ``self`` (about to be overwritten), save a copy of its old value instead."""
+    saved = node._saved
+    if not saved:
+        return
+    for i, s in enumerate(saved):
+        if getattr(s, "tensor", None) is self:
+            snap = Tensor._make(self._data.copy(), self._device, self._dtype)
+            snap._grad_fn, snap._output_nr, snap._requires_grad = old_history
+            saved[i] = SavedTensor(snap, False)
+
+
+def _unify_devices(cls, args, tensors):
+    """Allow 0-dim CPU tensors beside tensors of another device (moved along); else raise."""
+    devices = {t._device for t in tensors}
+    main = [t._device for t in tensors if not (t._device.type == "cpu" and t._data.ndim == 0)]
+    if len(set(main)) > 1 or not main:
+        first, second = sorted({str(d) for d in (main or devices)})[:2]
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{first} and {second}! (when checking arguments for {_op_name(cls)})")
+    dev = main[0]
+    moved = [a.to(dev) if isinstance(a, Tensor) and a._device is not dev else a for a in args]
+    del devices
+    return moved, [a for a in moved if isinstance(a, Tensor)], dev
+
+
+def _op_name(cls):
+    name = cls.__name__
+    return name[:name.find("Backward")] if "Backward" in name else name

@@ -1,0 +1,176 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A :class:`dtype` wraps a NumPy dtype (CuPy uses the same objects) and carries the
+category flags that promotion needs. ``result_type`` follows PyTorch: tensors
+with dimensions outrank zero-dim tensors, which outrank Python scalars, and a
+lower-priority operand only changes the result when it is of a higher category
+(bool < integer < floating point).
+"""
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+    "uint8", "bool", "half", "float", "double", "short", "int", "long",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+    "can_cast",
+]
+
+_builtin_bool, _builtin_int, _builtin_float = bool, int, float
+
+
+class dtype:
+    """A tensor element type, e.g. ``gputorch.float32``."""
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_rank", "_category")
+
+    def __init__(self, name, np_dtype, rank, category):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_floating_point = category == 2
+        self.is_signed = self.np.kind in "if"
+        self._rank = rank          # position in the promotion lattice within a category
+        self._category = category  # 0 bool, 1 integer, 2 floating point
+
+    @property
+    def is_complex(self):
+        return False
+
+    def to_complex(self):
+        raise RuntimeError(f"gputorch has no complex dtypes (asked for the complex of {self})")
+
+    def __repr__(self):
+        return "gputorch." + self.name
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+bool = dtype("bool", np.bool_, 0, 0)
+uint8 = dtype("uint8", np.uint8, 1, 1)
+int8 = dtype("int8", np.int8, 1, 1)
+int16 = dtype("int16", np.int16, 2, 1)
+int32 = dtype("int32", np.int32, 3, 1)
+int64 = dtype("int64", np.int64, 4, 1)
+float16 = dtype("float16", np.float16, 1, 2)
+float32 = dtype("float32", np.float32, 2, 2)
+float64 = dtype("float64", np.float64, 3, 2)
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES}
+
+_default_dtype = [float32]
+
+
+def get_default_dtype():
+    """The floating-point dtype used for Python floats and new float tensors."""
+    return _default_dtype[0]
+
+
+def set_default_dtype(d):
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype[0] = d
+
+
+def from_numpy_dtype(np_dtype):
+    """The gputorch dtype for a NumPy dtype; TypeError for unsupported ones."""
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert NumPy dtype {np_dtype}: the supported types are "
+            "float64, float32, float16, int64, int32, int16, int8, uint8 and bool") from None
+
+
+def to_dtype(d):
+    """Accept a gputorch dtype, a NumPy dtype or a Python type and return a gputorch dtype."""
+    if isinstance(d, dtype):
+        return d
+    if d is _builtin_float:
+        return float64
+    if d is _builtin_int:
+        return int64
+    if d is _builtin_bool:
+        return bool
+    return from_numpy_dtype(d)
+
+
+def _promote_pair(a, b):
+    if a is b:
+        return a
+    if a._category != b._category:
+        hi, lo = (a, b) if a._category > b._category else (b, a)
+        return hi if hi._category == 2 or lo is bool else hi  # bool/int/float: the higher category wins
+    if a._category == 1 and {a, b} == {uint8, int8}:
+        return int16
+    if a._category == 1 and uint8 in (a, b):
+        other = b if a is uint8 else a
+        return other if other._rank > 1 else int16
+    return a if a._rank >= b._rank else b
+
+
+_PROMOTE = {(a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+
+
+def promote_types(type1, type2):
+    """The smallest dtype that both arguments can be converted to (PyTorch's lattice)."""
+    return _PROMOTE[to_dtype(type1), to_dtype(type2)]
+
+
+def scalar_dtype(value):
+    """The dtype a Python scalar takes when it is wrapped: bool, int64 or the default float."""
+    if isinstance(value, _builtin_bool):
+        return bool
+    if isinstance(value, _builtin_int):
+        return int64
+    if isinstance(value, (_builtin_float, np.floating)):
+        return _default_dtype[0]
+    if isinstance(value, np.integer):
+        return int64
+    if isinstance(value, np.bool_):
+        return bool
+    raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
+
+
+def _combine(higher, lower):
+    """Combine the result of a higher-priority class with a lower one (None = absent)."""
+    if higher is None:
+        return lower
+    if lower is None or higher._category >= lower._category:
+        return higher
+    return _PROMOTE[higher, lower]
+
+
+def result_dtype(operands):
+    """PyTorch's result type for a mix of Tensors and Python scalars (internal, fast)."""
+    dim = zero = wrapped = None
+    for x in operands:
+        d = getattr(x, "_dtype", None)
+        if d is None:
+            d = scalar_dtype(x)
+            wrapped = d if wrapped is None else _PROMOTE[wrapped, d]
+        elif x._data.ndim:
+            dim = d if dim is None else _PROMOTE[dim, d]
+        else:
+            zero = d if zero is None else _PROMOTE[zero, d]
+    return _combine(dim, _combine(zero, wrapped))
+
+
+def result_type(tensor1, tensor2):
+    """``gputorch.result_type``: the dtype an arithmetic op on these operands produces."""
+    return result_dtype((tensor1, tensor2))
+
+
+def can_cast(from_, to):
+    """Whether a result of dtype ``from_`` may be written into a tensor of dtype ``to``
+    (PyTorch forbids lowering the category: float into int, int or float into bool)."""
+    return to_dtype(from_)._category <= to_dtype(to)._category

@@ -1,0 +1,501 @@
+"""The Tensor: an array on a device plus its autograd metadata.
+
+Ops are not defined here: each op lives in ``gputorch/ops`` and its Tensor
+methods and operators are attached from the op registry (see ``ops/registry.py``).
+This module holds what is specific to the tensor object itself: metadata,
+``requires_grad``/``grad``/``grad_fn``, hooks, ``backward``, device and dtype
+moves, NumPy/DLPack interchange and printing.
+"""
+import numpy as np
+
+from . import _dtype
+from ._device import device as Device
+from .autograd import grad_mode
+from .autograd.node import grad_accumulator
+from .utils.hooks import add_hook
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+_CPU = Device("cpu")
+_CPU.backend  # noqa: B018 - load the CPU backend eagerly: every process uses it
+
+
+class Tensor:
+    """A multi-dimensional array on a device, with autograd.
+
+    Internals (stable for the rest of the package):
+        _data: backend array (NumPy or CuPy), possibly a view of another tensor's array.
+        _device: interned ``gputorch.device``.
+        _dtype: ``gputorch.dtype`` matching ``_data.dtype``.
+        _requires_grad: True for leaves that require grad and for every graph output.
+        _grad_fn, _output_nr: the node that produced this tensor and which of its outputs.
+        _vc: one-element list, the version counter shared by all views of a storage.
+        _base: the tensor this one is a view of (None if not a view).
+    """
+
+    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "_grad_fn",
+                 "_output_nr", "_vc", "_base", "_hooks", "_retains_grad", "_grad_acc",
+                 "_post_acc_hooks", "__dict__", "__weakref__")
+
+    # ---------------------------------------------------------------- construction
+    def __new__(cls, *args, device=None, dtype=None):
+        """``gputorch.Tensor(data)`` or ``gputorch.Tensor(*sizes)`` (uninitialised, default dtype)."""
+        from .ops import creation
+        self = object.__new__(cls)
+        shares_storage = len(args) == 1 and isinstance(args[0], Tensor)
+        if shares_storage:
+            src = args[0]
+        elif args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            src = creation.empty(*args, dtype=dtype, device=device)
+        elif len(args) == 1:
+            src = creation.tensor(args[0], dtype=dtype or _dtype.get_default_dtype(), device=device)
+        elif not args:
+            src = creation.empty(0, dtype=dtype, device=device)
+        else:
+            raise TypeError(f"Tensor(): invalid arguments {args!r}")
+        self._init_from(src._data, src._device, src._dtype)
+        if shares_storage:
+            self._vc = src._vc
+        return self
+
+    @classmethod
+    def _make_subclass(cls, data, requires_grad=False):
+        """A ``cls`` instance sharing ``data``'s storage, as a new leaf (used by nn.Parameter)."""
+        self = object.__new__(cls)
+        self._init_from(data._data, data._device, data._dtype)
+        self._vc = data._vc
+        self.requires_grad_(requires_grad)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def _init_from(self, data, device, dtype):
+        self._data = data
+        self._device = device
+        self._dtype = dtype
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._vc = [0]
+        self._base = None
+        self._hooks = None
+        self._retains_grad = False
+        self._grad_acc = None
+        self._post_acc_hooks = None
+
+    @staticmethod
+    def _make(data, device, dtype=None):
+        """Wrap a backend array (internal fast path; no copy, no checks)."""
+        t = object.__new__(Tensor)
+        t._data = data
+        t._device = device
+        t._dtype = dtype if dtype is not None else _dtype._BY_NP[data.dtype]
+        t._requires_grad = False
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._vc = [0]
+        t._base = None
+        t._hooks = None
+        t._retains_grad = False
+        t._grad_acc = None
+        t._post_acc_hooks = None
+        return t
+
+    def _detached_alias(self):
+        """A tensor sharing data and version counter, without history."""
+        t = Tensor._make(self._data, self._device, self._dtype)
+        t._vc = self._vc
+        t._base = self._base
+        return t
+
+    def _copy_detached(self):
+        """A new tensor with a copy of the data, outside the graph."""
+        return Tensor._make(self._data.copy(), self._device, self._dtype)
+
+    def _alias_with_history(self, grad_fn, output_nr, requires_grad):
+        t = self._detached_alias()
+        if requires_grad:
+            t._grad_fn = grad_fn
+            t._output_nr = output_nr
+            t._requires_grad = True
+        return t
+
+    # ---------------------------------------------------------------- metadata
+    @property
+    def shape(self):
+        from ._size import Size
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        from ._size import Size
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim, ndim=None):
+        n = self._data.ndim if ndim is None else ndim
+        lo, hi = (-1, 0) if n == 0 else (-n, n - 1)
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"dim must be an int, got {type(dim).__name__}")
+        if dim < lo or dim > hi:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+        return dim % n if n else 0
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def is_meta(self):
+        return self._device.type == "meta"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return int(self._data.size) * self._dtype.itemsize
+
+    def stride(self, dim=None):
+        item = self._dtype.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def storage_offset(self):
+        base = self._data
+        while base.base is not None and hasattr(base.base, "dtype"):
+            base = base.base
+        return (self._array_address(self._data) - self._array_address(base)) // self._dtype.itemsize
+
+    @staticmethod
+    def _array_address(a):
+        iface = getattr(a, "__array_interface__", None) or getattr(a, "__cuda_array_interface__")
+        return iface["data"][0]
+
+    def data_ptr(self):
+        return self._array_address(self._data)
+
+    def is_contiguous(self, memory_format=None):
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without an argument: the legacy type string ("torch.FloatTensor"); with one, a cast."""
+        if dtype is None:
+            prefix = "torch.cuda." if self._device.type == "cuda" else "torch."
+            return prefix + _LEGACY_NAMES[self._dtype] + "Tensor"
+        if isinstance(dtype, str):
+            name = dtype.rsplit(".", 1)[-1].replace("Tensor", "")
+            dtype = {v: k for k, v in _LEGACY_NAMES.items()}[name]
+        return self.to(dtype)
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(bool(value))
+
+    def requires_grad_(self, requires_grad=True):
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a "
+                    "computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError(
+                f"only Tensors of floating point dtype can require gradients (got {self._dtype})")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.",
+                UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._device is not self._device:
+                raise RuntimeError(f"assigned grad has data located on {value._device}, "
+                                   f"different from the tensor's device {self._device}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError(f"assigned grad has data of a different type ({value._dtype}) "
+                                   f"than the tensor ({self._dtype})")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(f"assigned grad has data of a different size "
+                                   f"({list(value.shape)}) than the tensor ({list(self.shape)})")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep ``.grad`` for this non-leaf tensor after backward (no-op on leaves)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        import weakref
+        node = self._grad_fn
+        if node._retain_grad_hooks is None:
+            node._retain_grad_hooks = {}
+        node._retain_grad_hooks[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    # ---------------------------------------------------------------- hooks and backward
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor | None`` runs when this tensor's gradient is computed."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after a gradient has been accumulated into this leaf's ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return add_hook(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into the ``.grad`` of every leaf (or of ``inputs``)."""
+        from .autograd import engine
+        engine.backward((self,), None if gradient is None else (gradient,),
+                        retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing this one's data and version counter, outside the graph."""
+        return self._detached_alias()
+
+    def detach_(self):
+        if self._base is not None and self._base._requires_grad and _GRAD_ENABLED[0]:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The same storage as a tensor that autograd does not track (separate version counter)."""
+        t = Tensor._make(self._data, self._device, self._dtype)
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+        self._dtype = value._dtype
+
+    # ---------------------------------------------------------------- Python protocol
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous "
+                f"(the tensor has {self._data.size} elements)")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self._scalar_value("float"))
+
+    def __int__(self):
+        return int(self._scalar_value("int"))
+
+    def __index__(self):
+        if self._dtype._category == 2 or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self._scalar_value("complex"))
+
+    def _scalar_value(self, what):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to {what}")
+        return self.item()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._device.backend.to_numpy(self._data).tolist()
+
+    def numpy(self, *, force=False):
+        """The NumPy array sharing this CPU tensor's memory (``force=True`` copies/detaches)."""
+        if force:
+            return np.array(self._device.backend.to_numpy(self._data), copy=True) \
+                if self._device.type != "cpu" else self._data
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy "
+                "the tensor to host memory first.")
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._device.backend.to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't export tensors that require gradient, use tensor.detach()")
+        if stream is not None and self._device.type == "cuda":
+            return self._data.__dlpack__(stream=stream)
+        return self._data.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __reduce_ex__(self, protocol):
+        arr = self._device.backend.to_numpy(self._data)
+        return (_rebuild_tensor, (np.array(arr), str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
+        new = type(self).__new__(type(self), self.clone().detach()) if type(self) is not Tensor \
+            else self.clone().detach()
+        new._requires_grad = self._requires_grad
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        if self.__dict__:
+            import copy
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        memo[id(self)] = new
+        return new
+
+    __array_priority__ = 1000   # NumPy defers to Tensor in mixed operators
+
+
+def _rebuild_tensor(array, device_str, requires_grad):
+    from .ops.creation import tensor
+    return tensor(array, device=device_str, requires_grad=requires_grad)
+
+
+def _grad_edge(t):
+    """The (node, input_nr) edge through which a gradient reaches tensor ``t``."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+_LEGACY_NAMES = {
+    _dtype.float16: "Half", _dtype.float32: "Float", _dtype.float64: "Double",
+    _dtype.int8: "Char", _dtype.int16: "Short", _dtype.int32: "Int", _dtype.int64: "Long",
+    _dtype.uint8: "Byte", _dtype.bool: "Bool",
+}

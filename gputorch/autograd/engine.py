@@ -1,0 +1,350 @@
+"""The backward engine.
+
+Runs graph nodes in dependency order from an explicit work list (no recursion,
+so a chain of 100,000 ops is fine). Among ready nodes the most recently created
+runs first, as in PyTorch. Each node's incoming gradient buffer is dropped as
+soon as the node has consumed it, and its saved tensors are released unless
+``retain_graph`` is set.
+"""
+import heapq
+
+from . import anomaly_mode, grad_mode
+from .node import AccumulateGrad
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+
+
+def _tensor_cls():
+    from .._tensor import Tensor
+    return Tensor
+
+
+def _make_grads(outputs, grad_outputs):
+    """Default and check the gradients the backward pass starts from."""
+    from ..ops.creation import ones_like
+    Tensor = _tensor_cls()
+    grads = []
+    for i, out in enumerate(outputs):
+        g = None if grad_outputs is None else grad_outputs[i]
+        if g is None:
+            if out._requires_grad and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._requires_grad:
+                g = ones_like(out)
+        else:
+            if not isinstance(g, Tensor):
+                raise TypeError(f"gradients must be Tensors or None, got {type(g).__name__}")
+            if g._data.shape != out._data.shape:
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] "
+                    f"has a shape of {list(out.shape)}.")
+            if g._device is not out._device:
+                raise RuntimeError(
+                    f"Mismatch in device: grad_output[{i}] is on {g._device} and output[{i}] is on {out._device}")
+            if g._dtype.is_floating_point != out._dtype.is_floating_point:
+                raise RuntimeError(
+                    f"For complex/real mismatch: grad_output[{i}] has dtype {g._dtype} and output[{i}] "
+                    f"has dtype {out._dtype}")
+        grads.append(g)
+    return grads
+
+
+def _as_tuple(x):
+    Tensor = _tensor_cls()
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``gputorch.autograd.backward``: accumulate gradients of ``tensors`` into leaves' ``.grad``."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if grad_tensors is not None and len(grad_tensors) != len(tensors):
+        raise RuntimeError(f"got {len(grad_tensors)} gradients for {len(tensors)} tensors")
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    for t in tensors:
+        if not t._requires_grad:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(tensors, grad_tensors)
+    run(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """``gputorch.autograd.grad``: the gradients of ``outputs`` with respect to ``inputs``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if not allow_unused and materialize_grads:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by gputorch")
+    grad_outputs = _as_tuple(grad_outputs)
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad_outputs has {len(grad_outputs)} entries but there are {len(outputs)} outputs")
+    for i, t in enumerate(outputs):
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for i, t in enumerate(inputs):
+        if not t._requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors (input {i}) does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _make_grads(outputs, grad_outputs)
+    result = run(outputs, grads, retain_graph, create_graph, inputs=inputs, accumulate=False)
+    for i, g in enumerate(result):
+        if g is None and not allow_unused:
+            raise RuntimeError(
+                f"One of the differentiated Tensors (input {i}) appears to not have been used in the graph. "
+                "Set allow_unused=True if this is the desired behavior.")
+    if materialize_grads:
+        from ..ops.creation import zeros_like
+        result = [zeros_like(x) if g is None else g for x, g in zip(inputs, result)]
+    return tuple(result)
+
+
+class _Capture:
+    """Where the gradient for one of ``inputs`` is picked up."""
+    __slots__ = ("index", "output_nr")
+
+    def __init__(self, index, output_nr):
+        self.index = index
+        self.output_nr = output_nr
+
+
+def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True):
+    """Execute the graph behind ``outputs`` with starting gradients ``grads``.
+
+    With ``accumulate`` the leaves' ``.grad`` are updated (restricted to ``inputs`` if
+    given); otherwise the gradients for ``inputs`` are returned and nothing is accumulated.
+    """
+    from .node import grad_accumulator
+    roots = []
+    for out, g in zip(outputs, grads):
+        if g is None:
+            continue
+        fn = out._grad_fn
+        if fn is None and out._requires_grad:
+            fn = grad_accumulator(out)
+        roots.append((fn, out._output_nr, g))
+
+    # Dependencies: how many edges lead into each node from the part of the graph we run.
+    deps = {}
+    seen = set()
+    stack = [fn for fn, _, _ in roots]
+    for fn in stack:
+        seen.add(fn)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+
+    captures = None
+    results = None
+    needed = None
+    if inputs is not None:
+        captures = {}
+        results = [None] * len(inputs)
+        for i, t in enumerate(inputs):
+            if t._grad_fn is not None:
+                node, nr = t._grad_fn, t._output_nr
+            else:
+                node, nr = grad_accumulator(t), 0
+            captures.setdefault(node, []).append(_Capture(i, nr))
+        needed = _nodes_leading_to(captures, seen, roots)
+
+    # Gradient buffers: node -> list of gradients, one per output of that node's forward.
+    buffers = {}
+    for fn, nr, g in roots:
+        _add_to_buffer(buffers, fn, nr, g)
+
+    ready = []
+    counter = 0
+    for fn in {fn: None for fn, _, _ in roots}:
+        if deps.get(fn, 0) == 0:
+            ready.append((-fn._sequence_nr, counter, fn))
+            counter += 1
+    heapq.heapify(ready)
+
+    prev_mode = _GRAD_ENABLED[0]
+    _GRAD_ENABLED[0] = bool(create_graph)
+    check_nan = anomaly_mode.ENABLED[0] and anomaly_mode.CHECK_NAN[0]
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grad_outputs = buffers.pop(node, None)
+            if grad_outputs is None:
+                grad_outputs = [None] * node._num_outputs
+            grad_outputs = _call_tensor_hooks(node, grad_outputs)
+
+            if captures is not None and node in captures:
+                for cap in captures[node]:
+                    results[cap.index] = grad_outputs[cap.output_nr]
+
+            if type(node) is AccumulateGrad:
+                if accumulate and (needed is None or node in needed):
+                    _accumulate(node.variable, grad_outputs[0], create_graph)
+                continue
+
+            run_node = needed is None or node in needed
+            grad_inputs = None
+            if run_node and any(g is not None for g in grad_outputs):
+                grad_inputs = _call_node(node, grad_outputs, check_nan)
+            if not retain_graph:
+                node._release_saved()
+
+            edges = node.next_functions
+            for i, (nxt, nr) in enumerate(edges):
+                if nxt is None:
+                    continue
+                g = grad_inputs[i] if grad_inputs is not None and i < len(grad_inputs) else None
+                if g is not None:
+                    _add_to_buffer(buffers, nxt, nr, g)
+                remaining = deps[nxt] - 1
+                deps[nxt] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, counter, nxt))
+                    counter += 1
+    finally:
+        _GRAD_ENABLED[0] = prev_mode
+    return results
+
+
+def _nodes_leading_to(captures, seen, roots):
+    """The nodes from which some captured node can be reached (only those need to run)."""
+    parents = {}
+    for node in seen:
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                parents.setdefault(nxt, []).append(node)
+    needed = set()
+    stack = [n for n in captures if n in seen]
+    needed.update(stack)
+    while stack:
+        node = stack.pop()
+        for p in parents.get(node, ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
+
+
+def _add_to_buffer(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._num_outputs
+    prev = buf[nr]
+    buf[nr] = g if prev is None else prev + g
+
+
+def _call_tensor_hooks(node, grad_outputs):
+    hooks = node._tensor_pre_hooks
+    if hooks:
+        for nr, registry in hooks.items():
+            for hook in list(registry.values()):
+                g = grad_outputs[nr]
+                if g is None:
+                    continue
+                new = hook(g)
+                if new is not None:
+                    grad_outputs[nr] = new
+    retain = node._retain_grad_hooks
+    if retain:
+        for nr, ref in retain.items():
+            t = ref()
+            g = grad_outputs[nr]
+            if t is not None and g is not None:
+                if t._grad is None:
+                    t._grad = g if _GRAD_ENABLED[0] else g._copy_detached()
+                else:
+                    t._grad = t._grad + g
+    pre = node._pre_hooks
+    if pre:
+        for hook in list(pre.values()):
+            new = hook(tuple(grad_outputs))
+            if new is not None:
+                grad_outputs = list(new)
+    return grad_outputs
+
+
+def _call_node(node, grad_outputs, check_nan):
+    if node._output_meta is not None and any(g is None for g in grad_outputs):
+        from ..ops.creation import zeros
+        grad_outputs = [zeros(shape, dtype=dtype, device=dev) if g is None else g
+                        for g, (shape, dtype, dev) in zip(grad_outputs, node._output_meta)]
+    try:
+        grad_inputs = node.apply(grad_outputs)
+    except Exception:
+        if node._trace is not None:
+            _print_forward_trace(node)
+        raise
+    post = node._post_hooks
+    if post:
+        for hook in list(post.values()):
+            new = hook(grad_inputs, tuple(grad_outputs))
+            if new is not None:
+                grad_inputs = tuple(new)
+    if check_nan:
+        for i, g in enumerate(grad_inputs):
+            if g is not None and bool(_any_nan(g)):
+                if node._trace is not None:
+                    _print_forward_trace(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    return grad_inputs
+
+
+def _any_nan(t):
+    xp = t._device.backend.xp
+    return xp.isnan(t._data).any()
+
+
+def _print_forward_trace(node):
+    import sys
+    import warnings
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        + "".join(node._trace), UserWarning, stacklevel=3)
+    sys.stderr.flush()
+
+
+def _accumulate(variable, g, create_graph):
+    """AccumulateGrad: leaf hooks, then add ``g`` into ``variable.grad``, then post hooks."""
+    if g is None:
+        return
+    hooks = variable._hooks
+    if hooks:
+        for hook in list(hooks.values()):
+            new = hook(g)
+            if new is not None:
+                g = new
+    if g._device is not variable._device:
+        g = g.to(variable._device)
+    old = variable._grad
+    if old is None:
+        if create_graph:
+            variable._grad = g
+        else:
+            # A gradient tensor can be shared (e.g. both inputs of an add get the same one),
+            # so the leaf gets its own copy that later in-place accumulation may modify.
+            variable._grad = g._copy_detached()
+    elif create_graph or old._requires_grad:
+        variable._grad = old + g
+    else:
+        old._data += g._data if g._dtype is old._dtype else g._data.astype(old._data.dtype)
+        old._vc[0] += 1
+    post = variable._post_acc_hooks
+    if post:
+        for hook in list(post.values()):
+            hook(variable)

@@ -1,0 +1,2 @@
+"""The stack of active ``saved_tensors_hooks`` (pack, unpack) pairs."""
+STACK = []

@@ -1,0 +1,64 @@
+"""The contract between the core and an array backend.
+
+Ops are written once against ``xp`` (the NumPy API, which CuPy mirrors). A backend
+may replace one op's forward with a specialised implementation by putting it in
+``overrides`` (keyed by the op's graph-node class); the dispatcher looks there
+first. Nothing above this layer tests which device it is running on.
+"""
+
+
+class Backend:
+    """What every backend provides.
+
+    Attributes:
+        name: the device type ("cpu", "cuda", ...).
+        xp: the array module (``numpy``, ``cupy``).
+        array_type: the class of arrays this backend produces.
+        overrides: ``{node class: forward function}`` replacing generic op forwards.
+    """
+
+    name = None
+    xp = None
+    array_type = None
+
+    def __init__(self):
+        self.overrides = {}
+
+    # -- devices -----------------------------------------------------------
+    def is_available(self):
+        return True
+
+    def device_count(self):
+        return 1
+
+    def check_device(self, device):
+        """Raise RuntimeError if ``device`` cannot hold tensors here; return the concrete device
+        (a bare "cuda" becomes "cuda:<current>")."""
+        return device
+
+    def context(self, device):
+        """A context manager that makes ``device`` current for array creation and ops,
+        or None when the backend has no notion of a current device."""
+        return None
+
+    def synchronize(self, device=None):
+        pass
+
+    # -- arrays --------------------------------------------------------------
+    def asarray(self, obj, np_dtype=None, device=None):
+        """An array on ``device`` from host data (NumPy array, nested lists, scalars) or
+        from an array of this or another backend."""
+        raise NotImplementedError
+
+    def to_numpy(self, array):
+        """A NumPy array with the same contents (no copy on the CPU)."""
+        raise NotImplementedError
+
+    def ensure_array(self, value):
+        """Turn a 0-d result that the array library returned as a scalar back into an array."""
+        return self.xp.asarray(value)
+
+    # -- random numbers ------------------------------------------------------
+    def new_rng_engine(self, device, seed):
+        """A random engine for ``device`` seeded with ``seed`` (see gputorch.random)."""
+        raise NotImplementedError

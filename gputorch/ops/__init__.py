@@ -1,0 +1,7 @@
+"""Op definitions, one module per family. Importing this package attaches every
+op's Tensor methods and operators (see ``registry.py``)."""
+from . import arithmetic, conversion, creation, reduction, shape  # noqa: F401
+from .registry import attach_methods
+from .._tensor import Tensor
+
+attach_methods(Tensor)

@@ -1,0 +1,102 @@
+"""Helpers shared by op definitions: operand promotion and gradient reduction."""
+import numbers
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+
+_PROMOTE = _dtype._PROMOTE
+Number = (int, float, bool, np.number, np.bool_)
+
+
+def check_operand(name, value, arg="other"):
+    """Raise TypeError unless ``value`` is a Tensor or a Python number."""
+    if not isinstance(value, (Tensor, numbers.Number, np.bool_)):
+        raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(value).__name__}")
+
+
+def as_number(x):
+    """NumPy scalars become Python numbers (so they promote like Python scalars)."""
+    return x.item() if isinstance(x, (np.generic,)) else x
+
+
+def operand_arrays(a, b):
+    """``(x, y, dtype)``: the arrays (or Python scalars) of ``a`` and ``b`` cast to their
+    PyTorch result dtype, and that dtype."""
+    if isinstance(a, Tensor):
+        da = a._dtype
+        if isinstance(b, Tensor):
+            db = b._dtype
+            if da is db:
+                return a._data, b._data, da
+            dt = _dtype.result_dtype((a, b))
+            return _cast(a._data, dt), _cast(b._data, dt), dt
+        b = as_number(b)
+        dt = da if _fits_scalar(da, b) else _dtype.result_dtype((a, b))
+        return _cast(a._data, dt), b, dt
+    a = as_number(a)
+    db = b._dtype
+    dt = db if _fits_scalar(db, a) else _dtype.result_dtype((a, b))
+    return a, _cast(b._data, dt), dt
+
+
+def _fits_scalar(d, scalar):
+    """Whether a Python scalar leaves the tensor dtype ``d`` unchanged."""
+    kind = type(scalar)
+    if kind is float:
+        return d._category == 2
+    if kind is int:
+        return d._category >= 1
+    return kind is bool
+
+
+def _cast(arr, dt):
+    return arr if arr.dtype == dt.np else arr.astype(dt.np)
+
+
+def cast_array(arr, dt):
+    """``arr`` as dtype ``dt`` (no copy when it already is)."""
+    return arr if arr.dtype == dt.np else arr.astype(dt.np)
+
+
+def sum_to_shape(grad, shape):
+    """Sum a broadcast gradient back down to ``shape`` (differentiable)."""
+    gshape = grad._data.shape
+    if gshape == shape:
+        return grad
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        grad = grad.sum(tuple(dims), keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    elif grad._data.shape != shape:
+        grad = grad.reshape(shape)
+    return grad
+
+
+def grad_for(grad, inp):
+    """The gradient for input ``inp`` of a broadcasting op: reduced to its shape and cast to
+    its dtype; None for Python scalars."""
+    if not isinstance(inp, Tensor):
+        return None
+    grad = sum_to_shape(grad, inp._data.shape)
+    if grad._dtype is not inp._dtype:
+        grad = grad.to(inp._dtype)
+    return grad
+
+
+def xp_of(t):
+    """The array module (numpy/cupy) of a tensor's backend."""
+    return t._device._backend.xp
+
+
+def first_tensor(*args):
+    for a in args:
+        if isinstance(a, Tensor):
+            return a
+    return None

@@ -1,0 +1,469 @@
+"""Arithmetic: add, sub, mul, div, floor_divide, remainder, pow, neg, abs, reciprocal.
+
+Each op broadcasts its operands and promotes their dtypes as PyTorch does;
+Python scalars stay scalars (no tensor is made for them).
+"""
+import numpy as np
+
+from .. import _dtype
+from .._dispatch import apply, apply_inplace
+from .._tensor import Tensor
+from ..autograd.node import Node
+from ._common import check_operand, first_tensor, grad_for, operand_arrays, xp_of
+from .registry import reflected, tensor_method
+
+__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
+           "floor_divide", "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute",
+           "reciprocal", "square"]
+
+_quiet = np.errstate(all="ignore")
+
+
+def _binary_check(name, a, b):
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            raise TypeError(f"{name}(): at least one argument must be a Tensor")
+        check_operand(name, a, "input")
+    else:
+        check_operand(name, b)
+
+
+class AddBackward0(Node):
+    def forward(ctx, a, b, alpha=1):
+        x, y, _ = operand_arrays(a, b)
+        ctx.alpha = alpha
+        ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
+        ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
+        return x + y if alpha == 1 else x + y * alpha
+
+    def backward(ctx, grad):
+        return _meta_grads(ctx, grad, 1, ctx.alpha)
+
+
+class SubBackward0(Node):
+    def forward(ctx, a, b, alpha=1):
+        x, y, dt = operand_arrays(a, b)
+        if dt is _dtype.bool:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        ctx.alpha = alpha
+        ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
+        ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
+        return x - y if alpha == 1 else x - y * alpha
+
+    def backward(ctx, grad):
+        return _meta_grads(ctx, grad, 1, -ctx.alpha)
+
+
+def _meta_grads(ctx, grad, scale_a, scale_b):
+    """Gradients of ``scale_a * a + scale_b * b`` from the inputs' recorded shapes/dtypes."""
+    from ._common import sum_to_shape
+    out = []
+    for meta, scale in ((ctx.a_meta, scale_a), (ctx.b_meta, scale_b)):
+        if meta is None:
+            continue
+        g = grad if scale == 1 else grad * scale
+        g = sum_to_shape(g, meta[0])
+        if g._dtype is not meta[1]:
+            g = g.to(meta[1])
+        out.append(g)
+    return tuple(out)
+
+
+class MulBackward0(Node):
+    def forward(ctx, a, b):
+        x, y, _ = operand_arrays(a, b)
+        ctx.save_for_backward(a, b)
+        return x * y
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        out = []
+        if isinstance(a, Tensor):
+            out.append(grad_for(grad * _conj(b), a) if need[0] else None)
+        if isinstance(b, Tensor):
+            out.append(grad_for(grad * _conj(a), b) if need[-1] else None)
+        return tuple(out)
+
+
+def _conj(x):
+    return x
+
+
+class DivBackward0(Node):
+    def forward(ctx, a, b, rounding_mode=None):
+        x, y, dt = operand_arrays(a, b)
+        ctx.save_for_backward(a, b)
+        ctx.rounding_mode = rounding_mode
+        t = first_tensor(a, b)
+        xp = xp_of(t)
+        if rounding_mode is None:
+            if dt._category != 2:
+                f = _dtype.get_default_dtype().np
+                x = x.astype(f) if hasattr(x, "astype") else x
+                y = y.astype(f) if hasattr(y, "astype") else y
+            with _quiet:
+                return xp.true_divide(x, y)
+        if rounding_mode not in ("trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        if dt._category == 1:
+            _check_int_zero(xp, y)
+            if rounding_mode == "floor":
+                return xp.floor_divide(x, y)
+            q = xp.floor_divide(x, y)
+            fix = (xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))
+            return q + fix.astype(q.dtype) if fix.ndim or isinstance(q, xp.ndarray) else q
+        with _quiet:
+            q = xp.true_divide(x, y)
+            return xp.trunc(q) if rounding_mode == "trunc" else xp.floor(q)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        if ctx.rounding_mode is not None:
+            return tuple(grad_for(grad * 0, t) for t in (a, b) if isinstance(t, Tensor))
+        out = []
+        if isinstance(a, Tensor):
+            out.append(grad_for(grad / b, a) if need[0] else None)
+        if isinstance(b, Tensor):
+            out.append(grad_for(-grad * a / (b * b), b) if need[-1] else None)
+        return tuple(out)
+
+
+def _check_int_zero(xp, y):
+    if (y == 0).any() if hasattr(y, "any") else y == 0:
+        raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+
+
+class FloorDivideBackward0(Node):
+    def forward(ctx, a, b):
+        x, y, dt = operand_arrays(a, b)
+        xp = xp_of(first_tensor(a, b))
+        if dt._category == 1:
+            _check_int_zero(xp, y)
+            return xp.floor_divide(x, y)
+        with _quiet:
+            return xp.floor(xp.true_divide(x, y))
+
+    def backward(ctx, grad):
+        return tuple(grad * 0 for _ in ctx.next_functions)
+
+
+class RemainderBackward0(Node):
+    def forward(ctx, a, b):
+        x, y, dt = operand_arrays(a, b)
+        xp = xp_of(first_tensor(a, b))
+        ctx.save_for_backward(a, b)
+        if dt._category == 1:
+            _check_int_zero(xp, y)
+        with _quiet:
+            return xp.remainder(x, y)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        out = []
+        if isinstance(a, Tensor):
+            out.append(grad_for(grad, a))
+        if isinstance(b, Tensor):
+            out.append(grad_for(-grad * floor_divide(a, b), b))
+        return tuple(out)
+
+
+class FmodBackward0(Node):
+    def forward(ctx, a, b):
+        x, y, dt = operand_arrays(a, b)
+        xp = xp_of(first_tensor(a, b))
+        ctx.save_for_backward(a, b)
+        if dt._category == 1:
+            _check_int_zero(xp, y)
+        with _quiet:
+            return xp.fmod(x, y)
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        out = []
+        if isinstance(a, Tensor):
+            out.append(grad_for(grad, a))
+        if isinstance(b, Tensor):
+            out.append(grad_for(-grad * div(a, b, rounding_mode="trunc"), b))
+        return tuple(out)
+
+
+class PowBackward0(Node):
+    """tensor ** scalar"""
+
+    def forward(ctx, a, exponent):
+        x, e, dt = operand_arrays(a, exponent)
+        if dt._category == 1 and e < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        with _quiet:
+            return x ** e
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        e = ctx.exponent
+        if e == 0:
+            return grad * 0
+        return grad_for(grad * e * a ** (e - 1), a)
+
+
+class PowBackward1(Node):
+    """tensor ** tensor"""
+
+    def forward(ctx, a, b):
+        x, y, dt = operand_arrays(a, b)
+        if dt._category == 1 and (y < 0).any():
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        ctx.save_for_backward(a, b)
+        with _quiet:
+            return x ** y
+
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        ga = gb = None
+        if need[0]:
+            ga = grad_for(grad * b * a ** (b - 1), a)
+        if need[1]:
+            from .pointwise import log
+            result = a ** b
+            gb = grad_for(grad * result * log(a).masked_fill((a == 0) & (b >= 0), 0), b)
+        return ga, gb
+
+
+class PowBackward2(Node):
+    """scalar ** tensor"""
+
+    def forward(ctx, base, b):
+        x, y, _ = operand_arrays(base, b)
+        ctx.base = base
+        with _quiet:
+            return x ** y
+
+    saves_result = True
+
+    def backward(ctx, grad):
+        import math
+        result = ctx.saved_result
+        if ctx.base == 0:
+            return grad_for(grad * (result * 0), result)
+        return grad * result * math.log(ctx.base)
+
+
+class NegBackward0(Node):
+    def forward(ctx, a):
+        if a._dtype is _dtype.bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                               "operator instead.")
+        return -a._data
+
+    def backward(ctx, grad):
+        return -grad
+
+
+class AbsBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return xp_of(a).abs(a._data)
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.sign()
+
+
+class ReciprocalBackward0(Node):
+    saves_result = True
+
+    def forward(ctx, a):
+        x = a._data
+        if a._dtype._category != 2:
+            x = x.astype(_dtype.get_default_dtype().np)
+        with _quiet:
+            return xp_of(a).reciprocal(x)
+
+    def backward(ctx, grad):
+        r = ctx.saved_result
+        return -grad * r * r
+
+
+@tensor_method("add", "__add__", "__radd__")
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other`` with broadcasting and type promotion."""
+    _binary_check("add", input, other)
+    return _maybe_out(apply(AddBackward0, input, other, alpha=alpha), out)
+
+
+@tensor_method("sub", "subtract", "__sub__")
+def sub(input, other, *, alpha=1, out=None):
+    """``input - alpha * other``."""
+    _binary_check("sub", input, other)
+    return _maybe_out(apply(SubBackward0, input, other, alpha=alpha), out)
+
+
+subtract = sub
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    return sub(other, input, alpha=alpha)
+
+
+@tensor_method("mul", "multiply", "__mul__", "__rmul__")
+def mul(input, other, *, out=None):
+    """Elementwise product with broadcasting."""
+    _binary_check("mul", input, other)
+    return _maybe_out(apply(MulBackward0, input, other), out)
+
+
+multiply = mul
+
+
+@tensor_method("div", "divide", "true_divide", "__truediv__")
+def div(input, other, *, rounding_mode=None, out=None):
+    """``input / other``; ``rounding_mode`` None (true division), "trunc" or "floor".
+    Integer inputs give the default float dtype unless a rounding mode is given."""
+    _binary_check("div", input, other)
+    return _maybe_out(apply(DivBackward0, input, other, rounding_mode=rounding_mode), out)
+
+
+divide = true_divide = div
+
+
+@tensor_method("floor_divide", "__floordiv__")
+def floor_divide(input, other, *, out=None):
+    """``floor(input / other)``, in the operands' promoted dtype."""
+    _binary_check("floor_divide", input, other)
+    return _maybe_out(apply(FloorDivideBackward0, input, other), out)
+
+
+@tensor_method("remainder", "__mod__")
+def remainder(input, other, *, out=None):
+    """Python-style modulus: the result has the sign of the divisor."""
+    _binary_check("remainder", input, other)
+    return _maybe_out(apply(RemainderBackward0, input, other), out)
+
+
+@tensor_method("fmod")
+def fmod(input, other, *, out=None):
+    """C-style modulus: the result has the sign of the dividend."""
+    _binary_check("fmod", input, other)
+    return _maybe_out(apply(FmodBackward0, input, other), out)
+
+
+@tensor_method("pow", "__pow__")
+def pow(input, exponent, *, out=None):
+    """``input ** exponent``; either may be a Python number."""
+    _binary_check("pow", input, exponent)
+    if not isinstance(input, Tensor):
+        return _maybe_out(apply(PowBackward2, input, exponent), out)
+    if isinstance(exponent, Tensor):
+        return _maybe_out(apply(PowBackward1, input, exponent), out)
+    return _maybe_out(apply(PowBackward0, input, exponent), out)
+
+
+@tensor_method("neg", "negative", "__neg__")
+def neg(input, *, out=None):
+    return _maybe_out(apply(NegBackward0, input), out)
+
+
+negative = neg
+
+
+@tensor_method("abs", "absolute", "__abs__")
+def abs(input, *, out=None):
+    return _maybe_out(apply(AbsBackward0, input), out)
+
+
+absolute = abs
+
+
+@tensor_method("reciprocal")
+def reciprocal(input, *, out=None):
+    """``1 / input`` (integer inputs give the default float dtype)."""
+    return _maybe_out(apply(ReciprocalBackward0, input), out)
+
+
+@tensor_method("square")
+def square(input, *, out=None):
+    return pow(input, 2, out=out)
+
+
+def _maybe_out(result, out):
+    """Support ``out=``: copy the result into ``out`` (resized like PyTorch when empty)."""
+    if out is None:
+        return result
+    if out._data.shape != result._data.shape:
+        if out._data.size != 0:
+            raise RuntimeError(f"out= tensor has shape {list(out.shape)} but the result has shape "
+                               f"{list(result.shape)}")
+        out._data = xp_of(out).empty(result._data.shape, out._data.dtype)
+    return out.copy_(result)
+
+
+# In-place variants and reflected operators come from the same op definitions.
+@tensor_method("add_", "__iadd__")
+def add_(self, other, *, alpha=1):
+    check_operand("add_", other)
+    return apply_inplace(AddBackward0, self, other, alpha=alpha)
+
+
+@tensor_method("sub_", "subtract_", "__isub__")
+def sub_(self, other, *, alpha=1):
+    check_operand("sub_", other)
+    return apply_inplace(SubBackward0, self, other, alpha=alpha)
+
+
+@tensor_method("mul_", "multiply_", "__imul__")
+def mul_(self, other):
+    check_operand("mul_", other)
+    return apply_inplace(MulBackward0, self, other)
+
+
+@tensor_method("div_", "divide_", "true_divide_", "__itruediv__")
+def div_(self, other, *, rounding_mode=None):
+    check_operand("div_", other)
+    return apply_inplace(DivBackward0, self, other, rounding_mode=rounding_mode)
+
+
+@tensor_method("floor_divide_", "__ifloordiv__")
+def floor_divide_(self, other):
+    return apply_inplace(FloorDivideBackward0, self, other)
+
+
+@tensor_method("remainder_", "__imod__")
+def remainder_(self, other):
+    return apply_inplace(RemainderBackward0, self, other)
+
+
+@tensor_method("pow_", "__ipow__")
+def pow_(self, exponent):
+    cls = PowBackward1 if isinstance(exponent, Tensor) else PowBackward0
+    return apply_inplace(cls, self, exponent)
+
+
+@tensor_method("neg_", "negative_")
+def neg_(self):
+    return apply_inplace(NegBackward0, self)
+
+
+@tensor_method("abs_", "absolute_")
+def abs_(self):
+    return apply_inplace(AbsBackward0, self)
+
+
+@tensor_method("reciprocal_")
+def reciprocal_(self):
+    return apply_inplace(ReciprocalBackward0, self)
+
+
+tensor_method("__rsub__")(reflected(sub))
+tensor_method("__rtruediv__", "__rdiv__")(reflected(div))
+tensor_method("__rfloordiv__")(reflected(floor_divide))
+tensor_method("__rmod__")(reflected(remainder))
+tensor_method("__rpow__")(reflected(pow))
+tensor_method("__pos__", "positive")(lambda self: self)

@@ -1,0 +1,1 @@
+"""Utilities: ``hooks`` (removable handles); data loading and checkpointing come later."""

@@ -1,0 +1,25 @@
+"""Assertions and conversions shared by the tests."""
+import numpy as np
+
+import gputorch
+
+
+def to_numpy(x):
+    """A NumPy array from a gputorch tensor (any device), a torch tensor or array-like."""
+    if isinstance(x, gputorch.Tensor):
+        return np.asarray(x.detach().cpu()._data)
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def assert_close(actual, expected, rtol=1e-6, atol=1e-6, check_dtype=True):
+    """Values (and dtype, when both sides have one that gputorch knows) must agree."""
+    a, e = to_numpy(actual), to_numpy(expected)
+    assert a.shape == e.shape, f"shape {a.shape} != expected {e.shape}"
+    if check_dtype and isinstance(actual, gputorch.Tensor) and hasattr(expected, "dtype"):
+        exp_name = str(expected.dtype).replace("torch.", "")
+        if exp_name in {d.name for d in gputorch._dtype.ALL_DTYPES}:
+            assert actual.dtype.name == exp_name, f"dtype {actual.dtype} != expected {expected.dtype}"
+    np.testing.assert_allclose(a.astype(np.float64) if a.dtype != bool else a,
+                               e.astype(np.float64) if e.dtype != bool else e, rtol=rtol, atol=atol)
