@@ -10,8 +10,13 @@ from ._size import Size
 from ._tensor import Tensor
 from . import ops as _ops  # attaches Tensor methods
 from .ops.arithmetic import *  # noqa: F401,F403
+from .ops.comparison import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.indexing import *  # noqa: F401,F403
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.pointwise import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
-from . import autograd
+from .random import *  # noqa: F401,F403
+from . import autograd, cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

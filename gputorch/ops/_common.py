@@ -90,6 +90,11 @@ def grad_for(grad, inp):
     return grad
 
 
+def quiet_errors():
+    """Silence NumPy's floating-point warnings (PyTorch gives inf/nan silently)."""
+    return np.errstate(all="ignore")
+
+
 def xp_of(t):
     """The array module (numpy/cupy) of a tensor's backend."""
     return t._device._backend.xp

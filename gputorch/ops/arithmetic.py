@@ -3,20 +3,17 @@
 Each op broadcasts its operands and promotes their dtypes as PyTorch does;
 Python scalars stay scalars (no tensor is made for them).
 """
-import numpy as np
-
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import check_operand, first_tensor, grad_for, operand_arrays, xp_of
+from ._common import check_operand, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
 from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute",
            "reciprocal", "square"]
 
-_quiet = np.errstate(all="ignore")
 
 
 def _binary_check(name, a, b):
@@ -103,7 +100,7 @@ class DivBackward0(Node):
                 f = _dtype.get_default_dtype().np
                 x = x.astype(f) if hasattr(x, "astype") else x
                 y = y.astype(f) if hasattr(y, "astype") else y
-            with _quiet:
+            with quiet_errors():
                 return xp.true_divide(x, y)
         if rounding_mode not in ("trunc", "floor"):
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -115,7 +112,7 @@ class DivBackward0(Node):
             q = xp.floor_divide(x, y)
             fix = (xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))
             return q + fix.astype(q.dtype) if fix.ndim or isinstance(q, xp.ndarray) else q
-        with _quiet:
+        with quiet_errors():
             q = xp.true_divide(x, y)
             return xp.trunc(q) if rounding_mode == "trunc" else xp.floor(q)
 
@@ -144,7 +141,7 @@ class FloorDivideBackward0(Node):
         if dt._category == 1:
             _check_int_zero(xp, y)
             return xp.floor_divide(x, y)
-        with _quiet:
+        with quiet_errors():
             return xp.floor(xp.true_divide(x, y))
 
     def backward(ctx, grad):
@@ -158,7 +155,7 @@ class RemainderBackward0(Node):
         ctx.save_for_backward(a, b)
         if dt._category == 1:
             _check_int_zero(xp, y)
-        with _quiet:
+        with quiet_errors():
             return xp.remainder(x, y)
 
     def backward(ctx, grad):
@@ -178,7 +175,7 @@ class FmodBackward0(Node):
         ctx.save_for_backward(a, b)
         if dt._category == 1:
             _check_int_zero(xp, y)
-        with _quiet:
+        with quiet_errors():
             return xp.fmod(x, y)
 
     def backward(ctx, grad):
@@ -200,7 +197,7 @@ class PowBackward0(Node):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        with _quiet:
+        with quiet_errors():
             return x ** e
 
     def backward(ctx, grad):
@@ -219,7 +216,7 @@ class PowBackward1(Node):
         if dt._category == 1 and (y < 0).any():
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(a, b)
-        with _quiet:
+        with quiet_errors():
             return x ** y
 
     def backward(ctx, grad):
@@ -241,7 +238,7 @@ class PowBackward2(Node):
     def forward(ctx, base, b):
         x, y, _ = operand_arrays(base, b)
         ctx.base = base
-        with _quiet:
+        with quiet_errors():
             return x ** y
 
     saves_result = True
@@ -283,7 +280,7 @@ class ReciprocalBackward0(Node):
         x = a._data
         if a._dtype._category != 2:
             x = x.astype(_dtype.get_default_dtype().np)
-        with _quiet:
+        with quiet_errors():
             return xp_of(a).reciprocal(x)
 
     def backward(ctx, grad):

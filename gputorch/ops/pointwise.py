@@ -1,0 +1,2 @@
+"""pointwise ops."""
+__all__ = []

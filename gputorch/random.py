@@ -1,0 +1,2 @@
+"""Random number generation: Generator, manual_seed, RNG state."""
+__all__ = []
