@@ -29,7 +29,6 @@ def _differentiable_outputs(outputs):
 def _numerical_jacobian(fn, inputs, outputs_shape_sizes, eps):
     """Per (input, output): an array of shape (input numel, output numel)."""
     from .._tensor import Tensor
-    from .grad_mode import no_grad
     jacobians = []
     for inp in inputs:
         if not (isinstance(inp, Tensor) and inp.requires_grad):
@@ -42,12 +41,11 @@ def _numerical_jacobian(fn, inputs, outputs_shape_sizes, eps):
             raise ValueError("gradcheck needs contiguous inputs")
         for i in range(n):
             orig = flat[i].item()
-            with no_grad():
-                flat[i] = orig + eps
-                plus = [_host(o) for o in _as_tuple(fn(*inputs))]
-                flat[i] = orig - eps
-                minus = [_host(o) for o in _as_tuple(fn(*inputs))]
-                flat[i] = orig
+            flat[i] = orig + eps
+            plus = [_host(o) for o in _differentiable_outputs(_as_tuple(fn(*inputs)))]
+            flat[i] = orig - eps
+            minus = [_host(o) for o in _differentiable_outputs(_as_tuple(fn(*inputs)))]
+            flat[i] = orig
             for k, (p, m) in enumerate(zip(plus, minus)):
                 per_output[k][i] = ((p - m) / (2 * eps)).reshape(-1)
         jacobians.append(per_output)
