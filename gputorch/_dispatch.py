@@ -21,6 +21,9 @@ _ANOMALY = anomaly_mode.ENABLED
 _BY_NP = _dtype._BY_NP
 
 
+_NO_EDGE = (None, 0)
+
+
 class NoGradContext:
     """The ``ctx`` an op's forward gets when no graph is recorded: saving is a no-op."""
 
@@ -48,7 +51,16 @@ def apply(cls, *args, **params):
                 break
     if record:
         ctx = cls()
-        ctx.next_functions = tuple([_grad_edge(t) for t in tensors])
+        edges = []
+        for t in tensors:
+            fn = t._grad_fn
+            if fn is not None:
+                edges.append((fn, t._output_nr))
+            elif t._requires_grad:
+                edges.append(_grad_edge(t))
+            else:
+                edges.append(_NO_EDGE)
+        ctx.next_functions = tuple(edges)
         ctx._sequence_nr = next_sequence_nr()
         if _ANOMALY[0]:
             ctx._trace = traceback.format_stack()[:-1]
@@ -90,7 +102,8 @@ def apply_view(cls, base, *args, **params):
     """Run a view op: the result shares ``base``'s storage and version counter."""
     result = apply(cls, base, *args, **params)
     result._vc = base._vc
-    result._base = base if base._base is None else base._base
+    root = base._base
+    result._base = base if root is None else root
     return result
 
 

@@ -32,9 +32,17 @@ class Tensor:
         _base: the tensor this one is a view of (None if not a view).
     """
 
-    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "_grad_fn",
-                 "_output_nr", "_vc", "_base", "_hooks", "_retains_grad", "_grad_acc",
-                 "_post_acc_hooks", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad_fn", "_output_nr", "_vc",
+                 "__dict__", "__weakref__")
+
+    # Rarely set fields live in the instance dict, with these class-level defaults, so that
+    # making a tensor (done for every op) only writes the fields above.
+    _grad = None            # accumulated gradient
+    _base = None            # the tensor this one is a view of
+    _hooks = None           # {id: hook(grad)} for leaves
+    _retains_grad = False
+    _grad_acc = None        # weakref to this leaf's AccumulateGrad node
+    _post_acc_hooks = None  # {id: hook(tensor)}
 
     # ---------------------------------------------------------------- construction
     def __new__(cls, *args, device=None, dtype=None):
@@ -74,15 +82,9 @@ class Tensor:
         self._device = device
         self._dtype = dtype
         self._requires_grad = False
-        self._grad = None
         self._grad_fn = None
         self._output_nr = 0
         self._vc = [0]
-        self._base = None
-        self._hooks = None
-        self._retains_grad = False
-        self._grad_acc = None
-        self._post_acc_hooks = None
 
     @staticmethod
     def _make(data, device, dtype=None):
@@ -92,22 +94,17 @@ class Tensor:
         t._device = device
         t._dtype = dtype if dtype is not None else _dtype._BY_NP[data.dtype]
         t._requires_grad = False
-        t._grad = None
         t._grad_fn = None
         t._output_nr = 0
         t._vc = [0]
-        t._base = None
-        t._hooks = None
-        t._retains_grad = False
-        t._grad_acc = None
-        t._post_acc_hooks = None
         return t
 
     def _detached_alias(self):
         """A tensor sharing data and version counter, without history."""
         t = Tensor._make(self._data, self._device, self._dtype)
         t._vc = self._vc
-        t._base = self._base
+        if self._base is not None:
+            t._base = self._base
         return t
 
     def _copy_detached(self):

@@ -9,19 +9,24 @@ soon as the node has consumed it, and its saved tensors are released unless
 import heapq
 
 from . import anomaly_mode, grad_mode
-from .node import AccumulateGrad
+from .node import AccumulateGrad, grad_accumulator
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 
 
+_Tensor = None
+
+
 def _tensor_cls():
-    from .._tensor import Tensor
-    return Tensor
+    global _Tensor
+    if _Tensor is None:
+        from .._tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
 
 
 def _make_grads(outputs, grad_outputs):
     """Default and check the gradients the backward pass starts from."""
-    from ..ops.creation import ones_like
     Tensor = _tensor_cls()
     grads = []
     for i, out in enumerate(outputs):
@@ -30,7 +35,10 @@ def _make_grads(outputs, grad_outputs):
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._requires_grad:
-                g = ones_like(out)
+                data = out._data
+                ones = data.copy()
+                ones.fill(1)
+                g = Tensor._make(ones, out._device, out._dtype)
         else:
             if not isinstance(g, Tensor):
                 raise TypeError(f"gradients must be Tensors or None, got {type(g).__name__}")
@@ -73,7 +81,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     grads = _make_grads(tensors, grad_tensors)
-    run(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    results = run(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+    if inputs is not None:
+        # Leaves were accumulated by their AccumulateGrad nodes; non-leaf inputs get .grad here.
+        for t, g in zip(inputs, results):
+            if t._grad_fn is not None and g is not None:
+                t._grad = (g if create_graph else g._copy_detached()) if t._grad is None else t._grad + g
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -126,7 +139,6 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     With ``accumulate`` the leaves' ``.grad`` are updated (restricted to ``inputs`` if
     given); otherwise the gradients for ``inputs`` are returned and nothing is accumulated.
     """
-    from .node import grad_accumulator
     roots = []
     for out, g in zip(outputs, grads):
         if g is None:
@@ -138,18 +150,18 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
 
     # Dependencies: how many edges lead into each node from the part of the graph we run.
     deps = {}
-    seen = set()
     stack = [fn for fn, _, _ in roots]
-    for fn in stack:
-        seen.add(fn)
+    seen = set(stack)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is not None:
-                deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        stack.append(nxt)
 
     captures = None
     results = None
@@ -181,13 +193,15 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     prev_mode = _GRAD_ENABLED[0]
     _GRAD_ENABLED[0] = bool(create_graph)
     check_nan = anomaly_mode.ENABLED[0] and anomaly_mode.CHECK_NAN[0]
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             grad_outputs = buffers.pop(node, None)
             if grad_outputs is None:
                 grad_outputs = [None] * node._num_outputs
-            grad_outputs = _call_tensor_hooks(node, grad_outputs)
+            if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
+                grad_outputs = _call_tensor_hooks(node, grad_outputs)
 
             if captures is not None and node in captures:
                 for cap in captures[node]:
@@ -198,24 +212,33 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
                     _accumulate(node.variable, grad_outputs[0], create_graph)
                 continue
 
-            run_node = needed is None or node in needed
             grad_inputs = None
-            if run_node and any(g is not None for g in grad_outputs):
-                grad_inputs = _call_node(node, grad_outputs, check_nan)
+            if needed is None or node in needed:
+                for g in grad_outputs:
+                    if g is not None:
+                        grad_inputs = _call_node(node, grad_outputs, check_nan)
+                        break
             if not retain_graph:
                 node._release_saved()
 
-            edges = node.next_functions
-            for i, (nxt, nr) in enumerate(edges):
+            i = -1
+            n_grads = 0 if grad_inputs is None else len(grad_inputs)
+            for nxt, nr in node.next_functions:
+                i += 1
                 if nxt is None:
                     continue
-                g = grad_inputs[i] if grad_inputs is not None and i < len(grad_inputs) else None
-                if g is not None:
-                    _add_to_buffer(buffers, nxt, nr, g)
+                if i < n_grads:
+                    g = grad_inputs[i]
+                    if g is not None:
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buf = buffers[nxt] = [None] * nxt._num_outputs
+                        prev = buf[nr]
+                        buf[nr] = g if prev is None else prev + g
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
                 if remaining == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, counter, nxt))
+                    heappush(ready, (-nxt._sequence_nr, counter, nxt))
                     counter += 1
     finally:
         _GRAD_ENABLED[0] = prev_mode

@@ -8,10 +8,13 @@ from .._tensor import Tensor
 
 _PROMOTE = _dtype._PROMOTE
 Number = (int, float, bool, np.number, np.bool_)
+_FAST_OPERANDS = frozenset((Tensor, int, float, bool))
 
 
 def check_operand(name, value, arg="other"):
     """Raise TypeError unless ``value`` is a Tensor or a Python number."""
+    if type(value) in _FAST_OPERANDS:
+        return
     if not isinstance(value, (Tensor, numbers.Number, np.bool_)):
         raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(value).__name__}")
 

@@ -7,7 +7,7 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import check_operand, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from ._common import _FAST_OPERANDS, check_operand, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
 from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -17,6 +17,8 @@ __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide",
 
 
 def _binary_check(name, a, b):
+    if type(a) is Tensor and type(b) in _FAST_OPERANDS:
+        return
     if not isinstance(a, Tensor):
         if not isinstance(b, Tensor):
             raise TypeError(f"{name}(): at least one argument must be a Tensor")

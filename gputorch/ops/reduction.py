@@ -27,8 +27,6 @@ def expand_reduced(grad, shape, dims, keepdim):
         for d in dims:
             new_shape.insert(d, 1)
         grad = grad.reshape(new_shape)
-    elif dims is None and grad.ndim != len(shape):
-        grad = grad.reshape((1,) * len(shape))
     return grad.expand(shape)
 
 
