@@ -53,7 +53,7 @@ def _numerical_jacobian(fn, inputs, outputs_shape_sizes, eps):
 
 
 def _host(t):
-    return np.asarray(t.detach().cpu()._data, dtype=np.float64)
+    return np.array(t.detach().cpu()._data, dtype=np.float64)  # a copy: outputs may alias inputs
 
 
 def _analytical_jacobian(inputs, outputs):

@@ -108,3 +108,16 @@ def first_tensor(*args):
         if isinstance(a, Tensor):
             return a
     return None
+
+
+def write_out(result, out):
+    """Support ``out=``: copy ``result`` into ``out`` (an empty ``out`` is resized, as in PyTorch)
+    and return ``out``; return ``result`` itself when ``out`` is None."""
+    if out is None:
+        return result
+    if out._data.shape != result._data.shape:
+        if out._data.size != 0:
+            raise RuntimeError(f"out= tensor has shape {list(out.shape)} but the result has shape "
+                               f"{list(result.shape)}")
+        out._data = xp_of(out).empty(result._data.shape, out._data.dtype)
+    return out.copy_(result)

@@ -7,7 +7,7 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, check_operand, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from ._common import _FAST_OPERANDS, check_operand, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
 from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -390,18 +390,6 @@ def reciprocal(input, *, out=None):
 @tensor_method("square")
 def square(input, *, out=None):
     return pow(input, 2, out=out)
-
-
-def _maybe_out(result, out):
-    """Support ``out=``: copy the result into ``out`` (resized like PyTorch when empty)."""
-    if out is None:
-        return result
-    if out._data.shape != result._data.shape:
-        if out._data.size != 0:
-            raise RuntimeError(f"out= tensor has shape {list(out.shape)} but the result has shape "
-                               f"{list(result.shape)}")
-        out._data = xp_of(out).empty(result._data.shape, out._data.dtype)
-    return out.copy_(result)
 
 
 # In-place variants and reflected operators come from the same op definitions.

@@ -1,0 +1,150 @@
+"""Arithmetic ops: values, promotion, broadcasting, gradients, in-place forms and errors."""
+import numpy as np
+import pytest
+
+import gputorch
+from gputorch.autograd import gradcheck, gradgradcheck
+from tests._helpers import assert_close
+
+
+def rand(*shape, device="cpu", lo=-2.0, hi=2.0, requires_grad=True, seed=0):
+    data = np.random.default_rng(seed).uniform(lo, hi, shape)
+    return gputorch.tensor(data, dtype=gputorch.float64, device=device, requires_grad=requires_grad)
+
+
+BINARY = {
+    "add": lambda a, b: gputorch.add(a, b, alpha=2.5),
+    "sub": lambda a, b: gputorch.sub(a, b, alpha=-1.5),
+    "mul": gputorch.mul,
+    "div": gputorch.div,
+    "pow": lambda a, b: gputorch.pow(a.abs() + 0.5, b),
+    "remainder": lambda a, b: gputorch.remainder(a, b.abs() + 3.0),
+    "fmod": lambda a, b: gputorch.fmod(a, b.abs() + 3.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_gradcheck_with_broadcasting(name, device):
+    a = rand(2, 3, device=device)
+    b = rand(3, device=device, lo=0.5, hi=1.5, seed=1)
+    fn = BINARY[name]
+    assert gradcheck(fn, (a, b))
+    assert gradgradcheck(fn, (a, b))
+
+
+@pytest.mark.parametrize("fn", [lambda a: -a, lambda a: a.abs(), lambda a: a.reciprocal(),
+                                lambda a: a ** 3, lambda a: 2.0 ** a, lambda a: 3 - a,
+                                lambda a: 1.5 / a, lambda a: a.square()])
+def test_unary_arith_gradcheck(fn, device):
+    a = rand(4, device=device, lo=0.5, hi=2.0)
+    assert gradcheck(fn, (a,))
+    assert gradgradcheck(fn, (a,))
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "remainder", "fmod", "pow", "floor_divide"])
+def test_parity_with_torch(name, device):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 3, (4, 1, 3))
+    y = rng.uniform(0.5, 3, (5, 1))
+    gx = gputorch.tensor(x, device=device, requires_grad=True)
+    gy = gputorch.tensor(y, device=device, requires_grad=True)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = torch.tensor(y, requires_grad=True)
+    out = getattr(gputorch, name)(gx, gy)
+    expected = getattr(torch, name)(tx, ty)
+    assert_close(out, expected, rtol=1e-12, atol=1e-12)
+    if name != "floor_divide":
+        out.sum().backward()
+        expected.sum().backward()
+        assert_close(gx.grad, tx.grad, rtol=1e-10, atol=1e-12)
+        assert_close(gy.grad, ty.grad, rtol=1e-10, atol=1e-12)
+
+
+def test_integer_division_semantics(device):
+    torch = pytest.importorskip("torch")
+    a = [7, -7, 7, -7, 0]
+    b = [2, 2, -2, -2, 3]
+    for mode in (None, "trunc", "floor"):
+        got = gputorch.div(gputorch.tensor(a, device=device), gputorch.tensor(b, device=device), rounding_mode=mode)
+        exp = torch.div(torch.tensor(a), torch.tensor(b), rounding_mode=mode)
+        assert_close(got, exp)
+    assert_close(gputorch.tensor(a, device=device) % gputorch.tensor(b, device=device),
+                 torch.tensor(a) % torch.tensor(b))
+    assert_close(gputorch.tensor(a, device=device) // gputorch.tensor(b, device=device),
+                 torch.tensor(a) // torch.tensor(b))
+    with pytest.raises(ZeroDivisionError):
+        gputorch.tensor([1], device=device) // 0
+
+
+def test_scalar_operands_and_reflected(device):
+    x = gputorch.tensor([1.0, 2.0, 4.0], device=device)
+    assert_close(2 - x, np.array([1.0, 0.0, -2.0], dtype=np.float32))
+    assert_close(8 / x, np.array([8.0, 4.0, 2.0], dtype=np.float32))
+    assert_close(2 ** x, np.array([2.0, 4.0, 16.0], dtype=np.float32))
+    assert_close(7 % x, np.array([0.0, 1.0, 3.0], dtype=np.float32))
+    assert_close(x * np.float64(2.0), np.array([2.0, 4.0, 8.0], dtype=np.float32))
+    assert (gputorch.tensor([1, 2], device=device) / 2).dtype is gputorch.float32
+
+
+def test_inplace_ops_bump_version_and_check_dtype(device):
+    x = gputorch.zeros(3, device=device)
+    v = x._version
+    x.add_(1).mul_(3).sub_(1, alpha=2).div_(2)
+    assert x._version == v + 4
+    assert_close(x, np.full(3, 0.5, dtype=np.float32))
+    x += 1
+    x *= 2
+    assert_close(x, np.full(3, 3.0, dtype=np.float32))
+    i = gputorch.zeros(3, dtype=gputorch.int64, device=device)
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        i.add_(1.5)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        gputorch.zeros(3, device=device).add_(gputorch.zeros(2, 3, device=device))
+
+
+def test_inplace_on_graph_and_saved_self(device):
+    w = rand(3, device=device)
+    x = rand(3, device=device, seed=2)
+    y = x * 1.0
+    y.mul_(w)            # y is saved by MulBackward0 for w's gradient: must use the old value
+    y.sum().backward()
+    assert_close(w.grad, x.detach())
+    assert_close(x.grad, w.detach())
+    assert y.grad_fn.name() == "MulBackward0"
+
+
+def test_inplace_on_leaf_requiring_grad_raises(device):
+    w = rand(3, device=device)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        w.add_(1)
+    with gputorch.no_grad():
+        w.add_(1)
+
+
+def test_modifying_saved_tensor_raises(device):
+    a = rand(3, device=device)
+    b = a * 2
+    c = b * b
+    b.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+
+
+def test_bad_operands(device):
+    x = gputorch.ones(3, device=device)
+    with pytest.raises(TypeError, match="must be Tensor or Number"):
+        gputorch.add(x, "a")
+    with pytest.raises(RuntimeError, match="bool"):
+        gputorch.ones(2, dtype=gputorch.bool, device=device) - gputorch.ones(2, dtype=gputorch.bool, device=device)
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        gputorch.tensor([2], device=device) ** -1
+    with pytest.raises((RuntimeError, ValueError)):
+        gputorch.ones(2, device=device) + gputorch.ones(3, device=device)
+
+
+def test_out_argument(device):
+    out = gputorch.empty(3, device=device)
+    r = gputorch.add(gputorch.ones(3, device=device), 2, out=out)
+    assert r is out
+    assert_close(out, np.full(3, 3.0, dtype=np.float32))
