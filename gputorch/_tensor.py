@@ -462,9 +462,12 @@ class Tensor:
         if self._grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol")
-        new = type(self).__new__(type(self), self.clone().detach()) if type(self) is not Tensor \
-            else self.clone().detach()
-        new._requires_grad = self._requires_grad
+        data = self._copy_detached()
+        if type(self) is Tensor:
+            new = data
+            new._requires_grad = self._requires_grad
+        else:
+            new = type(self)._make_subclass(data, self._requires_grad)
         if self._grad is not None:
             new._grad = self._grad.__deepcopy__(memo)
         if self.__dict__:
