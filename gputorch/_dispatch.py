@@ -88,7 +88,7 @@ def apply(cls, *args, **params):
                     r._requires_grad = True
         return results
     if out.__class__ is not array_type:
-        out = backend.ensure_array(out)
+        out = backend.ensure_array(out, dev)
     result = Tensor._make(out, dev, _BY_NP[out.dtype])
     if record and result._dtype._category == 2:
         result._grad_fn = ctx
@@ -109,7 +109,7 @@ def apply_view(cls, base, *args, **params):
 
 def _wrap(out, dev, array_type, backend):
     if out.__class__ is not array_type:
-        out = backend.ensure_array(out)
+        out = backend.ensure_array(out, dev)
     return Tensor._make(out, dev, _BY_NP[out.dtype])
 
 

@@ -54,8 +54,9 @@ class Backend:
         """A NumPy array with the same contents (no copy on the CPU)."""
         raise NotImplementedError
 
-    def ensure_array(self, value):
-        """Turn a 0-d result that the array library returned as a scalar back into an array."""
+    def ensure_array(self, value, device):
+        """Turn a 0-d result that the array library returned as a scalar back into an array
+        on ``device``."""
         return self.xp.asarray(value)
 
     # -- random numbers ------------------------------------------------------

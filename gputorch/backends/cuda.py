@@ -7,7 +7,15 @@ from .base import Backend
 
 
 def _load_cupy():
-    """Import CuPy; return (module, None) or (None, reason it is unavailable)."""
+    """Import CuPy; return (module, None) or (None, reason it is unavailable).
+
+    With ``GPUTORCH_SIMULATE_CUDA=N`` set, the simulated CuPy (N devices, tests only) is used instead.
+    """
+    import os
+    if os.environ.get("GPUTORCH_SIMULATE_CUDA"):
+        from . import simulated_cupy
+        if simulated_cupy.cuda.runtime.getDeviceCount() > 0:
+            return simulated_cupy, None
     try:
         import cupy
     except ImportError as e:
@@ -116,8 +124,10 @@ class CUDABackend(Backend):
     def to_numpy(self, array):
         return self._require().asnumpy(array)
 
-    def ensure_array(self, value):
-        return self._require().asarray(value)
+    def ensure_array(self, value, device):
+        cp = self._require()
+        with cp.cuda.Device(device.index):
+            return cp.asarray(value)
 
     def new_rng_engine(self, device, seed):
         from ..random import PhiloxEngine
