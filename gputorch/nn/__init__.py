@@ -1,0 +1,4 @@
+"""``gputorch.nn``: modules, parameters, functional ops and initialisation."""
+from .parameter import *  # noqa: F401,F403
+from .modules import *  # noqa: F401,F403
+from . import functional, init, utils  # noqa: F401

@@ -1,0 +1,11 @@
+"""``gputorch.nn.functional``: the stateless forms of the nn layers, one module per family."""
+from .activation import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403

@@ -1,0 +1,2 @@
+"""Functional activation ops."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Functional attention ops."""
+__all__ = []

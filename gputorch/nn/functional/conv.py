@@ -1,0 +1,2 @@
+"""Functional conv ops."""
+__all__ = []

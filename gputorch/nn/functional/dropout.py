@@ -1,0 +1,2 @@
+"""Functional dropout ops."""
+__all__ = []

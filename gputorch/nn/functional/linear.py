@@ -1,0 +1,2 @@
+"""Functional linear ops."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Functional loss ops."""
+__all__ = []

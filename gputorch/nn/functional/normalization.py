@@ -1,0 +1,2 @@
+"""Functional normalization ops."""
+__all__ = []

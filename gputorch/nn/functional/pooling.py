@@ -1,0 +1,2 @@
+"""Functional pooling ops."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Functional sparse ops."""
+__all__ = []

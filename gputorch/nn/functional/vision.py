@@ -1,0 +1,2 @@
+"""Functional vision ops."""
+__all__ = []

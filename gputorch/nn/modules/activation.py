@@ -1,0 +1,2 @@
+"""activation modules."""
+__all__ = []

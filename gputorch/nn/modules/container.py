@@ -1,0 +1,2 @@
+"""container modules."""
+__all__ = []

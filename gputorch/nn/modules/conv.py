@@ -1,0 +1,2 @@
+"""conv modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""dropout modules."""
+__all__ = []

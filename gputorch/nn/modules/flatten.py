@@ -1,0 +1,2 @@
+"""flatten modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""linear modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""loss modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""module modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""normalization modules."""
+__all__ = []

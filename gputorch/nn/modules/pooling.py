@@ -1,0 +1,2 @@
+"""pooling modules."""
+__all__ = []

@@ -1,0 +1,2 @@
+"""rnn modules."""
+__all__ = []

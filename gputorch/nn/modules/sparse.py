@@ -1,0 +1,2 @@
+"""sparse modules."""
+__all__ = []

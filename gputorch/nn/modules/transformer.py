@@ -1,0 +1,2 @@
+"""transformer modules."""
+__all__ = []
