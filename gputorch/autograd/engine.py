@@ -182,12 +182,8 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     for fn, nr, g in roots:
         _add_to_buffer(buffers, fn, nr, g)
 
-    ready = []
-    counter = 0
-    for fn in {fn: None for fn, _, _ in roots}:
-        if deps.get(fn, 0) == 0:
-            ready.append((-fn._sequence_nr, counter, fn))
-            counter += 1
+    # Ready nodes, most recently created first (sequence numbers are unique, so nodes are never compared).
+    ready = [(-fn._sequence_nr, fn) for fn in {fn: None for fn, _, _ in roots} if deps.get(fn, 0) == 0]
     heapq.heapify(ready)
 
     prev_mode = _GRAD_ENABLED[0]
@@ -196,7 +192,7 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            node = heappop(ready)[2]
+            node = heappop(ready)[1]
             grad_outputs = buffers.pop(node, None)
             if grad_outputs is None:
                 grad_outputs = [None] * node._num_outputs
@@ -216,7 +212,11 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
             if needed is None or node in needed:
                 for g in grad_outputs:
                     if g is not None:
-                        grad_inputs = _call_node(node, grad_outputs, check_nan)
+                        if node._output_meta is None and node._post_hooks is None and not check_nan \
+                                and node._trace is None:
+                            grad_inputs = node.apply(grad_outputs)
+                        else:
+                            grad_inputs = _call_node(node, grad_outputs, check_nan)
                         break
             if not retain_graph:
                 node._release_saved()
@@ -238,8 +238,7 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
                 remaining = deps[nxt] - 1
                 deps[nxt] = remaining
                 if remaining == 0:
-                    heappush(ready, (-nxt._sequence_nr, counter, nxt))
-                    counter += 1
+                    heappush(ready, (-nxt._sequence_nr, nxt))
     finally:
         _GRAD_ENABLED[0] = prev_mode
     return results

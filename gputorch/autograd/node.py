@@ -115,11 +115,12 @@ class Node:
 class AccumulateGrad(Node):
     """The sink for a leaf tensor that requires grad: adds incoming gradients to ``.grad``."""
 
-    _sequence_nr = float("inf")  # runs as soon as it is ready, like PyTorch
-
     def __init__(self, variable):
         self.variable = variable
         self.next_functions = ()
+        # Above every op's number, so it runs as soon as it is ready, like PyTorch; unique, so the
+        # engine's ready heap never has to compare two nodes.
+        self._sequence_nr = (1 << 62) + next_sequence_nr()
 
     def apply(self, grad_outputs):
         return ()
