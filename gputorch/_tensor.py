@@ -476,7 +476,8 @@ class Tensor:
         memo[id(self)] = new
         return new
 
-    __array_priority__ = 1000   # NumPy defers to Tensor in mixed operators
+    __array_priority__ = 1000
+    __array_ufunc__ = None      # NumPy operators (``ndarray * tensor``) defer to the Tensor's reflected ones
 
 
 def _rebuild_tensor(array, device_str, requires_grad):
