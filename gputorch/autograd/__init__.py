@@ -3,8 +3,11 @@ from .anomaly_mode import detect_anomaly, set_detect_anomaly, is_anomaly_enabled
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
-from . import anomaly_mode, engine, grad_mode  # noqa: F401
+from . import anomaly_mode, engine, function, grad_mode, graph  # noqa: F401
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-           "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck", "gradgradcheck"]
+           "is_grad_enabled", "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "gradcheck", "gradgradcheck", "Function", "FunctionCtx",
+           "once_differentiable"]
