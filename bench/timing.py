@@ -1,0 +1,59 @@
+"""Timing for the benchmarks: warm up, calibrate, repeat, report the median and the best.
+
+``measure(fn)`` calls ``fn()`` (one benchmark step) until it is warm, picks how many
+calls make one sample last about ``sample_s`` seconds, then takes ``repeat``
+samples. Per-call times are reported in microseconds: the median of the samples
+(the headline figure, robust to a busy machine) and the best (the floor).
+"""
+import gc
+import statistics
+import time
+
+__all__ = ["measure", "framework_sync"]
+
+
+def _time_calls(fn, number, sync):
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    sync()
+    return time.perf_counter() - start
+
+
+def measure(fn, *, sample_s=0.05, repeat=7, warmup_s=0.05, sync=lambda: None):
+    """Microseconds per call of ``fn``: ``{"median_us", "best_us", "number", "repeat"}``.
+
+    ``sync`` is called at the end of each sample (a device synchronisation for GPU work,
+    so queued kernels are counted).
+    """
+    # Warm-up: caches, lazily built kernels, allocator pools.
+    deadline = time.perf_counter() + warmup_s
+    calls = 0
+    while calls < 3 or time.perf_counter() < deadline:
+        fn()
+        calls += 1
+    sync()
+    # Calibrate: grow the number of calls per sample until one sample takes sample_s.
+    number = 1
+    while True:
+        elapsed = _time_calls(fn, number, sync)
+        if elapsed >= sample_s or number >= 1_000_000:
+            break
+        number = max(number * 2, int(number * sample_s / max(elapsed, 1e-9) * 1.1))
+    samples = []
+    for _ in range(repeat):
+        gc.collect()
+        samples.append(_time_calls(fn, number, sync) / number * 1e6)
+    return {"median_us": statistics.median(samples), "best_us": min(samples), "number": number,
+            "repeat": repeat}
+
+
+def framework_sync(fw, device):
+    """A zero-argument function that waits for ``device``'s queued work under framework ``fw``."""
+    if not str(device).startswith("cuda"):
+        return lambda: None
+    cuda_sync = getattr(fw.cuda, "synchronize", None)
+    if cuda_sync is not None:
+        return cuda_sync
+    dev = fw.device(device)
+    return lambda: dev.backend.synchronize(dev)
