@@ -85,7 +85,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         # Leaves were accumulated by their AccumulateGrad nodes; non-leaf inputs get .grad here.
         for t, g in zip(inputs, results):
-            if t._grad_fn is not None and g is not None:
+            if t._grad_fn is not None and g is not None and not t._retains_grad:  # retain_grad did it
                 t._grad = (g if create_graph else g._copy_detached()) if t._grad is None else t._grad + g
 
 
@@ -199,14 +199,20 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
             if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
                 grad_outputs = _call_tensor_hooks(node, grad_outputs)
 
+            if type(node) is AccumulateGrad:
+                g = grad_outputs[0]
+                if g is not None and node.variable._hooks:
+                    g = _call_leaf_hooks(node.variable, g)  # before capture: autograd.grad sees them too
+                if captures is not None and node in captures:
+                    for cap in captures[node]:
+                        results[cap.index] = g
+                if accumulate and (needed is None or node in needed):
+                    _accumulate(node.variable, g, create_graph)
+                continue
+
             if captures is not None and node in captures:
                 for cap in captures[node]:
                     results[cap.index] = grad_outputs[cap.output_nr]
-
-            if type(node) is AccumulateGrad:
-                if accumulate and (needed is None or node in needed):
-                    _accumulate(node.variable, grad_outputs[0], create_graph)
-                continue
 
             grad_inputs = None
             if needed is None or node in needed:
@@ -341,16 +347,18 @@ def _print_forward_trace(node):
     sys.stderr.flush()
 
 
+def _call_leaf_hooks(variable, g):
+    for hook in list(variable._hooks.values()):
+        new = hook(g)
+        if new is not None:
+            g = new
+    return g
+
+
 def _accumulate(variable, g, create_graph):
-    """AccumulateGrad: leaf hooks, then add ``g`` into ``variable.grad``, then post hooks."""
+    """AccumulateGrad: add ``g`` into ``variable.grad``, then post hooks (leaf hooks ran before)."""
     if g is None:
         return
-    hooks = variable._hooks
-    if hooks:
-        for hook in list(hooks.values()):
-            new = hook(g)
-            if new is not None:
-                g = new
     if g._device is not variable._device:
         g = g.to(variable._device)
     old = variable._grad
