@@ -68,3 +68,16 @@ def test_quickstart_runs_unchanged_on_pytorch():
     assert namespace["torch"] is torch
     result = namespace["main"](device="cpu", verbose=False)
     assert result["accuracy"] >= 0.95
+
+
+def test_readme_quickstart_sample_runs(capsys):
+    """The code sample in README.md runs as printed and trains."""
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md is not beside the tests (tests run outside the repository)")
+    text = readme.read_text()
+    start = text.index("```python\n", text.index("## Quickstart")) + len("```python\n")
+    code = text[start:text.index("```", start)]
+    exec(compile(code, "README.md quickstart", "exec"), {"__name__": "readme_quickstart"})
+    loss = float(capsys.readouterr().out.split("loss")[1])
+    assert loss < 0.05
