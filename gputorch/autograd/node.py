@@ -163,17 +163,37 @@ class SavedTensor:
     its ``grad_fn`` on unpack, so double backward goes through this node again.
     """
 
-    __slots__ = ("tensor", "version", "packed", "unpack_hook", "is_output", "output_nr", "requires_grad")
+    __slots__ = ("tensor", "version", "packed", "unpack_hook", "is_output", "output_nr", "requires_grad",
+                 "grad_fn")
 
     def __init__(self, tensor, is_output, output_nr=0):
         self.version = tensor._vc[0]
         self.is_output = is_output
         hooks = saved_hooks.STACK
         if hooks:
+            # Keep only the history (to reattach on unpack, as PyTorch does); the data goes to pack.
             pack, unpack = hooks[-1]
+            saved = hooks[:]
             self.tensor = None
             self.unpack_hook = unpack
-            self.packed = pack(tensor)
+            self.requires_grad = tensor._requires_grad
+            if is_output:
+                self.output_nr = output_nr
+                self.grad_fn = None
+            else:
+                self.output_nr = tensor._output_nr
+                self.grad_fn = tensor._grad_fn if tensor._grad_fn is not None else \
+                    grad_accumulator(tensor) if tensor._requires_grad else None
+            hooks[:] = ()  # ops run by the pack hook itself save without hooks (no recursion)
+            try:
+                self.packed = pack(tensor)
+            finally:
+                hooks.extend(saved)
+            if tensor._vc[0] != self.version:
+                raise RuntimeError(
+                    "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+                    "to pack hook cannot be modified by in-place operations as this can lead to "
+                    "unexpected side-effects.")
         else:
             self.unpack_hook = None
             if is_output:
@@ -186,9 +206,19 @@ class SavedTensor:
         if self.unpack_hook is not None:
             t = self.unpack_hook(self.packed)
             if not hasattr(t, "_vc"):
-                raise TypeError(
-                    f"the unpack hook of saved_tensors_hooks must return a Tensor, got {type(t).__name__}")
-            return t
+                raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                                f"result of type {type(t).__name__}")
+            if self.is_output:
+                return t._alias_with_history(node, self.output_nr, self.requires_grad)
+            fn = self.grad_fn
+            if fn is None:
+                return t
+            if type(fn) is AccumulateGrad:  # a leaf: gradients must reach its accumulator
+                alias = t._detached_alias()
+                alias._requires_grad = True
+                alias._grad_acc = weakref.ref(fn)
+                return alias
+            return t._alias_with_history(fn, self.output_nr, True)
         t = self.tensor
         if t._vc[0] != self.version:
             raise RuntimeError(
