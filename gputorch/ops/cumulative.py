@@ -1,0 +1,189 @@
+"""Cumulative ops along a dim: cumsum, cumprod, logcumsumexp.
+
+Each forward also runs in reverse (from the end of the dim backwards) for internal use:
+the gradient of a cumulative sum is a reversed cumulative sum, so backward formulas stay
+closed under differentiation.
+"""
+import numpy as np
+
+from .. import _dtype
+from .._dispatch import apply
+from ..autograd.node import Node
+from ._common import quiet_errors, xp_of
+from ._reducing import const, create_graph, wrap_dim
+from .registry import tensor_method
+
+__all__ = ["cumsum", "cumprod", "logcumsumexp"]
+
+_F16 = np.dtype(np.float16)
+
+
+def _scan(xp, fn, x, dim, reverse, dtype=None):
+    """Run the scan ``fn(x, axis, dtype)`` along ``dim``, from the end when ``reverse``."""
+    if x.ndim == 0:
+        return x.astype(dtype) if dtype is not None else x.copy()
+    if reverse:
+        return xp.flip(fn(xp.flip(x, dim), dim, dtype), dim)
+    return fn(x, dim, dtype)
+
+
+def _result_dtype(a, dtype):
+    if dtype is not None:
+        return dtype.np
+    return np.dtype(np.int64) if a._dtype._category < 2 else a._data.dtype
+
+
+# ---------------------------------------------------------------------------- cumsum
+class CumsumBackward0(Node):
+    def forward(ctx, a, dim, dtype, reverse=False):
+        ctx.dim, ctx.reverse, ctx.in_dtype = dim, reverse, a._dtype
+        xp = xp_of(a)
+        out = _result_dtype(a, dtype)
+        x = a._data
+        if dtype is not None and x.dtype != out:
+            x = x.astype(out)
+        acc = np.dtype(np.float32) if out == _F16 else out
+        r = _scan(xp, lambda v, ax, dt: xp.cumsum(v, axis=ax, dtype=dt), x, dim, reverse, acc)
+        return r.astype(out) if r.dtype != out else r
+
+    def backward(ctx, grad):
+        g = apply(CumsumBackward0, grad, ctx.dim, None, not ctx.reverse)
+        return g if g._dtype is ctx.in_dtype else g.to(ctx.in_dtype)
+
+
+def reverse_cumsum(t, dim):
+    """``t`` summed from the end of ``dim`` backwards (differentiable)."""
+    return apply(CumsumBackward0, t, dim, None, True)
+
+
+@tensor_method("cumsum")
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sum along ``dim``. Integer and bool inputs give int64 unless ``dtype`` is given."""
+    return apply(CumsumBackward0, input, wrap_dim(input, dim),
+                 None if dtype is None else _dtype.to_dtype(dtype))
+
+
+# ---------------------------------------------------------------------------- cumprod
+class CumprodBackward0(Node):
+    saves_result = True
+
+    def forward(ctx, a, dim):
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        xp = xp_of(a)
+        out = _result_dtype(a, None)
+        acc = np.dtype(np.float32) if out == _F16 else out
+        r = _scan(xp, lambda v, ax, dt: xp.cumprod(v, axis=ax, dtype=dt), a._data, dim, False, acc)
+        return r.astype(out) if r.dtype != out else r
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a._data
+        d = ctx.dim
+        if x.ndim == 0 or x.shape[d] <= 1:
+            return grad
+        iszero = x == 0
+        if not iszero.any():
+            return reverse_cumsum(grad * ctx.saved_result, d) / a
+        if create_graph():
+            return _cumprod_grad_exact(grad, a, d)
+        return _cumprod_grad_zeros(grad, a, ctx.saved_result, d, iszero)
+
+
+def _cumprod_grad_zeros(grad, a, out, d, iszero):
+    """Gradient value when some slices hold zeros, in O(n): with ``z`` the first zero of a slice,
+    entries before ``z`` get the usual formula, ``z`` itself gets
+    ``prod(x[:z]) * sum_{j>=z} grad[j] * prod(x[z+1:j+1])`` and entries after ``z`` get 0."""
+    xp = xp_of(a)
+    x = a._data
+    n = x.shape[d]
+    pos = xp.arange(n).reshape((n,) + (1,) * (x.ndim - d - 1))
+    first = xp.where(iszero.any(axis=d, keepdims=True), iszero.argmax(axis=d, keepdims=True), n)
+    before, at, after = pos < first, pos == first, pos > first
+    usual = reverse_cumsum(grad * out, d) / (a + const(iszero, a)) * const(before, a)
+    prefix = (a * const(before, a) + const(~before, a)).prod(d, keepdim=True)
+    tail = (a * const(after, a) + const(~after, a)).cumprod(d)
+    at_zero = (grad * tail * const(~before, a)).sum(d, keepdim=True)
+    return usual + const(at, a) * prefix * at_zero
+
+
+def _cumprod_grad_exact(grad, a, d):
+    """``grad_k = sum_{j>=k} grad_j * prod_{i<=j, i!=k} x_i`` built from cumprods of ``x`` with
+    ``x_k`` replaced by 1: exact to every order at zeros (O(n^2) memory along ``d``)."""
+    xp = xp_of(a)
+    shape = a._data.shape
+    n = shape[d]
+    tail = (1,) * (len(shape) - d - 1)
+    eye = xp.eye(n, dtype=bool).reshape((n, n) + tail)
+    upper = xp.triu(xp.ones((n, n), dtype=bool)).reshape((n, n) + tail)  # [k, j]: j >= k
+    rows = a.reshape(shape[:d] + (1,) + shape[d:]) * const(~eye, a) + const(eye, a)
+    g = grad.reshape(shape[:d] + (1,) + shape[d:])
+    return (g * const(upper, a) * rows.cumprod(d + 1)).sum(d + 1)
+
+
+@tensor_method("cumprod")
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running product along ``dim``. Integer and bool inputs give int64 unless ``dtype`` is given."""
+    if dtype is not None:
+        input = input.to(_dtype.to_dtype(dtype))
+    return apply(CumprodBackward0, input, wrap_dim(input, dim))
+
+
+# ---------------------------------------------------------------------------- logcumsumexp
+def _logaddexp_scan(xp, x, dim, dtype):
+    acc = getattr(xp.logaddexp, "accumulate", None)
+    if acc is not None:
+        try:
+            return acc(x, axis=dim)
+        except (NotImplementedError, TypeError):
+            pass
+    # Fallback: one shift per slice (loses accuracy only for spans wider than the dtype's range).
+    m = x.max(axis=dim, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    return xp.log(xp.cumsum(xp.exp(x - m), axis=dim)) + m
+
+
+class LogcumsumexpBackward0(Node):
+    saves_result = True
+
+    def forward(ctx, a, dim, reverse=False):
+        ctx.save_for_backward(a)
+        ctx.dim, ctx.reverse = dim, reverse
+        xp = xp_of(a)
+        x = a._data
+        if x.size == 0 or x.ndim == 0:
+            return x.copy()
+        xa = x.astype(np.float32) if x.dtype == _F16 else x
+        with quiet_errors():
+            r = _scan(xp, lambda v, ax, dt: _logaddexp_scan(xp, v, ax, dt), xa, dim, reverse)
+        return r.astype(x.dtype) if r.dtype != x.dtype else r
+
+    def backward(ctx, grad):
+        # grad_k = sum_{j >= k} grad_j * exp(x_k - out_j), summed in log space separately for the
+        # positive and negative parts of grad so that nothing overflows.
+        (a,) = ctx.saved_tensors
+        x = a._data
+        if x.size == 0 or x.ndim == 0:
+            return grad
+        out, d, rev = ctx.saved_result, ctx.dim, not ctx.reverse
+        tiny = np.finfo(x.dtype).max / 4  # stands in for log(0) without producing inf - inf
+        g = grad._data
+        parts = []
+        for sign, mask in ((1, g > 0), (-1, g < 0)):
+            if not mask.any():
+                continue
+            logs = ((grad * sign) * const(mask, a) + const(~mask, a)).log() - const((~mask * tiny).astype(x.dtype), a)
+            summed = apply(LogcumsumexpBackward0, logs - out, d, rev)
+            term = (a + summed).exp()
+            parts.append(term if sign > 0 else -term)
+        if not parts:
+            return grad * 0
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+@tensor_method("logcumsumexp")
+def logcumsumexp(input, dim, *, out=None):
+    """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow."""
+    if not input._dtype.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp\" not implemented for '{input._dtype.name}'")
+    return apply(LogcumsumexpBackward0, input, wrap_dim(input, dim))
