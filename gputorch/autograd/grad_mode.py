@@ -44,17 +44,26 @@ class _GradModeContext:
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args, **kwargs):
+                # The mode holds while the generator runs, not while it is suspended.
                 gen = fn(*args, **kwargs)
-                with self.clone():
-                    value = next(gen)
-                while True:
-                    try:
-                        with self.clone():
+                try:
+                    with self.clone():
+                        value = gen.send(None)
+                    while True:
+                        try:
                             sent = yield value
-                        with self.clone():
-                            value = gen.send(sent)
-                    except StopIteration as stop:
-                        return stop.value
+                        except GeneratorExit:
+                            with self.clone():
+                                gen.close()
+                            raise
+                        except BaseException as exc:
+                            with self.clone():
+                                value = gen.throw(exc)
+                        else:
+                            with self.clone():
+                                value = gen.send(sent)
+                except StopIteration as stop:
+                    return stop.value
             return gen_wrapper
 
         @functools.wraps(fn)
@@ -97,12 +106,21 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self):
         return None
 
+    def __call__(self, fn):
+        GRAD_ENABLED[0] = self._prev  # as a decorator it must not change the mode now
+        return super().__call__(fn)
+
     def clone(self):
         return set_grad_enabled(self._enter_value)
 
 
 class inference_mode(_GradModeContext):
     """Like ``no_grad`` (gputorch has no separate inference tensors; see the README)."""
+
+    def __new__(cls, mode=True):
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # used as @inference_mode without parentheses
 
     def __init__(self, mode=True):
         self.mode = mode
