@@ -61,5 +61,9 @@ class Backend:
 
     # -- random numbers ------------------------------------------------------
     def new_rng_engine(self, device, seed):
-        """A random engine for ``device`` seeded with ``seed`` (see gputorch.random)."""
+        """A random engine for ``device`` seeded with ``seed``: an object with ``seed``,
+        ``random(shape, np_dtype)`` (uniform in [0, 1)), ``standard_normal(shape, np_dtype)``,
+        ``integers(low, high, shape, np_dtype)`` ([low, high)), ``permutation(n, np_dtype)``,
+        ``get_state()`` (host uint8 array) and ``set_state(array)``; see ``numpy_engine.py``
+        and ``philox.py``."""
         raise NotImplementedError

@@ -19,7 +19,7 @@ class CPUBackend(Backend):
         return array
 
     def new_rng_engine(self, device, seed):
-        from ..random import NumpyEngine
+        from .numpy_engine import NumpyEngine
         return NumpyEngine(seed)
 
 

@@ -130,8 +130,8 @@ class CUDABackend(Backend):
             return cp.asarray(value)
 
     def new_rng_engine(self, device, seed):
-        from ..random import PhiloxEngine
-        return PhiloxEngine(seed, self, device)
+        from .philox import PhiloxEngine
+        return PhiloxEngine(seed, xp=self._require())
 
 
 BACKEND = CUDABackend()

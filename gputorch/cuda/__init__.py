@@ -1,9 +1,30 @@
-"""``gputorch.cuda``: CUDA device management (availability, current device, RNG state)."""
+"""``gputorch.cuda``: CUDA devices (availability, the current device, synchronisation,
+properties) and their random generators.
+
+Nothing here imports CuPy until it is used. Without CuPy or a visible GPU,
+``is_available()`` is False, ``device_count()`` is 0, and everything that needs a GPU
+raises a RuntimeError saying why CUDA is unavailable.
+"""
+from .._device import device as Device
 from ..backends import get_backend
+from .random import (get_rng_state, get_rng_state_all, initial_seed, manual_seed,  # noqa: F401
+                     manual_seed_all, seed, seed_all, set_rng_state, set_rng_state_all)
+
+__all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "device",
+           "device_of", "get_device_name", "get_device_capability", "is_initialized", "init",
+           "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all", "manual_seed",
+           "manual_seed_all", "seed", "seed_all", "initial_seed"]
 
 
 def _backend():
     return get_backend("cuda")
+
+
+def _require():
+    """The CUDA backend, or RuntimeError when CUDA is unavailable."""
+    b = _backend()
+    b._require()
+    return b
 
 
 def is_available():
@@ -12,4 +33,108 @@ def is_available():
 
 
 def device_count():
+    """The number of visible GPUs (0 without CUDA)."""
     return _backend().device_count()
+
+
+def is_initialized():
+    """Whether CUDA has been set up in this process (CuPy loaded and a GPU found)."""
+    b = _backend()
+    return b._probed and b._cupy is not None
+
+
+def init():
+    """Set up CUDA now (it is otherwise set up on first use); RuntimeError if unavailable."""
+    _require()
+
+
+def _device_index(dev, optional=True):
+    """A GPU ordinal from an int, a "cuda[:N]" string or a device; None/-1 stay -1 (no device)."""
+    if dev is None:
+        return -1
+    if isinstance(dev, int) and not isinstance(dev, bool):
+        return dev
+    d = Device(dev)
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    if d.index is None:
+        if not optional:
+            raise ValueError(f"Expected a cuda device with a specified index or an integer, but got: {dev}")
+        return current_device()
+    return d.index
+
+
+def _cuda_device(dev="cuda"):
+    """A concrete ``gputorch.device('cuda:N')`` (the current GPU for "cuda"), checked."""
+    index = _device_index(dev)
+    backend = _require()
+    return backend.check_device(Device("cuda", current_device() if index == -1 else index))
+
+
+def current_device():
+    """The index of the current GPU."""
+    return _require().current_index()
+
+
+def set_device(device):
+    """Make ``device`` (an int, "cuda:N" or a device) the current GPU; negative ints do nothing."""
+    index = _device_index(device)
+    if index < 0:
+        return
+    backend = _require()
+    backend.check_device(Device("cuda", index))
+    backend.xp.cuda.runtime.setDevice(index)
+
+
+def synchronize(device=None):
+    """Wait for all work queued on ``device`` (default: the current GPU) to finish."""
+    backend = _require()
+    backend.synchronize(None if device is None else _cuda_device(device))
+
+
+class device:
+    """Context manager that makes a GPU current: ``with gputorch.cuda.device(1): ...``.
+
+    Accepts an int, a "cuda:N" string or a device; None or -1 make it a no-op.
+    """
+
+    def __init__(self, device):
+        self.idx = _device_index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx == -1:
+            return self
+        self.prev_idx = current_device()
+        if self.prev_idx != self.idx:
+            set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx != -1 and self.prev_idx != self.idx:
+            set_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """``device`` for the GPU holding tensor ``obj`` (a no-op for CPU tensors)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.device.index if obj.is_cuda else -1)
+
+
+def _properties(dev):
+    index = _cuda_device("cuda" if dev is None else dev).index
+    return _require().xp.cuda.runtime.getDeviceProperties(index)
+
+
+def get_device_name(device=None):
+    """The GPU's name, e.g. "NVIDIA H100 80GB HBM3"."""
+    name = _properties(device)["name"]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def get_device_capability(device=None):
+    """The GPU's compute capability as ``(major, minor)``."""
+    props = _properties(device)
+    return int(props["major"]), int(props["minor"])
