@@ -434,20 +434,23 @@ class Tensor:
         arr = self._device.backend.to_numpy(self._data)
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
-    def __dlpack__(self, stream=None, **kwargs):
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (versioned when the consumer asks)."""
         if self._requires_grad:
             raise RuntimeError(
                 "Can't export tensors that require gradient, use tensor.detach()")
+        kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
+                                    ("copy", copy)) if v is not None}
         if stream is not None and self._device.type == "cuda":
-            return self._data.__dlpack__(stream=stream)
-        return self._data.__dlpack__()
+            kwargs["stream"] = stream
+        return self._data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()
 
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     def __format__(self, spec):
         if self._data.ndim == 0 and spec:
