@@ -7,7 +7,7 @@ NaN propagates: it is the extreme of any slice that holds one.
 from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import xp_of
+from ._common import quiet_errors, xp_of
 from ._reducing import (check_nonempty_dims, const, keep_reduced, normalize_dims, return_type,
                         wrap_dim)
 from .registry import tensor_method
@@ -18,11 +18,16 @@ max_type = return_type("max")
 min_type = return_type("min")
 
 
-def _tie_share(x, out, dims):
-    """Per element: 1/(number of ties) where ``x`` equals its slice's extreme ``out`` (kept dims)."""
+def _tie_share(x, out, dims, nan_ties):
+    """Per element: 1/(number of ties) where ``x`` equals its slice's extreme ``out`` (kept dims).
+    With ``nan_ties`` a NaN extreme is shared by the NaN entries (whole-tensor max/min/median);
+    otherwise a NaN slice gets NaN gradients, as in PyTorch's amax/amin."""
     xd, od = x._data, out._data
-    hit = (xd == od) | ((xd != xd) & (od != od))
-    share = hit / hit.sum(axis=dims, keepdims=True)
+    hit = xd == od
+    if nan_ties:
+        hit |= (xd != xd) & (od != od)
+    with quiet_errors():
+        share = hit / hit.sum(axis=dims, keepdims=True)
     return const(share.astype(xd.dtype), x)
 
 
@@ -32,14 +37,14 @@ def evenly_backward(ctx, grad):
     shape = a._data.shape
     out = keep_reduced(ctx.saved_result, shape, ctx.dims, ctx.keepdim)
     g = keep_reduced(grad, shape, ctx.dims, ctx.keepdim)
-    return g * _tie_share(a, out, ctx.dims)
+    return g * _tie_share(a, out, ctx.dims, ctx.nan_ties)
 
 
 class MaxBackward1(Node):
     """max() of all elements."""
 
     saves_result = True
-    dims, keepdim = None, False
+    dims, keepdim, nan_ties = None, False, True
 
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -52,7 +57,7 @@ class MinBackward1(Node):
     """min() of all elements."""
 
     saves_result = True
-    dims, keepdim = None, False
+    dims, keepdim, nan_ties = None, False, True
 
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -63,6 +68,7 @@ class MinBackward1(Node):
 
 class AmaxBackward0(Node):
     saves_result = True
+    nan_ties = False
 
     def forward(ctx, a, dims, keepdim):
         ctx.save_for_backward(a)
@@ -74,6 +80,7 @@ class AmaxBackward0(Node):
 
 class AminBackward0(Node):
     saves_result = True
+    nan_ties = False
 
     def forward(ctx, a, dims, keepdim):
         ctx.save_for_backward(a)

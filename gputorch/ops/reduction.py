@@ -501,8 +501,9 @@ class LinalgVectorNormBackward0(Node):
             # Split evenly between the entries that attain the norm (PyTorch's rule for ties).
             x = a._data
             absx = xp_of(a).abs(x)
-            hit = (absx == out._data) | ((absx != absx) & (out._data != out._data))
-            share = hit / hit.sum(axis=dims, keepdims=True)
+            hit = absx == out._data
+            with quiet_errors():
+                share = hit / hit.sum(axis=dims, keepdims=True)
             return g * a.sign() * const(share.astype(x.dtype), a)
         xzero = a._data == 0
         scaled = a.sign() * (a.abs() + const(xzero, a)) ** (p - 1)

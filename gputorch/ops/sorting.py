@@ -64,6 +64,10 @@ class SortBackward0(Node):
         return _scatter_back(ctx, grad)
 
 
+class SortBackward1(SortBackward0):
+    """sort called with ``stable=`` (PyTorch records its other overload)."""
+
+
 class TopkBackward0(Node):
     def forward(ctx, a, k, dim, largest):
         x = a._data
@@ -88,9 +92,10 @@ class ArgsortBackward0(Node):
 
 
 @tensor_method("sort")
-def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     """``(values, indices)`` sorted along ``dim`` (always stable)."""
-    values, indices = apply(SortBackward0, input, wrap_dim(input, dim), bool(descending))
+    node = SortBackward0 if stable is None else SortBackward1
+    values, indices = apply(node, input, wrap_dim(input, dim), bool(descending))
     return sort_type(values, indices)
 
 
@@ -157,7 +162,7 @@ class MedianBackward0(Node):
     """median() of all elements: the lower median; NaN if any element is NaN."""
 
     saves_result = True
-    dims, keepdim = None, False
+    dims, keepdim, nan_ties = None, False, True
 
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -176,7 +181,7 @@ class NanmedianBackward0(Node):
     """nanmedian() of all elements: the lower median of the non-NaN ones."""
 
     saves_result = True
-    dims, keepdim = None, False
+    dims, keepdim, nan_ties = None, False, True
 
     def forward(ctx, a):
         ctx.save_for_backward(a)
