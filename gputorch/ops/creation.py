@@ -174,25 +174,30 @@ def _ragged_error(data, dim=0):
 
 
 def _sequence_array(data, inferred, target):
-    """A NumPy array of dtype ``target`` from nested sequences (values converted as PyTorch
-    does: floats truncate into ints, ints wrap into smaller ints)."""
+    """A NumPy array of dtype ``target`` from numbers or nested sequences, converted as PyTorch
+    does: floats truncate into ints, negative ints wrap into unsigned ones, and values that do
+    not fit an integer dtype raise."""
     if isinstance(data, (list, tuple)) and _has_tensor(data):
         data = _scalars_from_tensors(data)
+    direct = target is inferred or target._category != 1
+    build = target if direct else (_dtype.float64 if inferred.is_floating_point else inferred)
     try:
-        return np.array(data, dtype=target.np)
-    except (OverflowError, ValueError, TypeError):
-        pass
-    try:
-        arr = np.array(data, dtype=inferred.np)
+        with quiet_errors():
+            arr = np.array(data, dtype=build.np)
     except OverflowError:
-        raise RuntimeError(f"Overflow when unpacking long long: a value does not fit in {inferred}") from None
+        raise ValueError("Overflow when unpacking long long") from None
     except (ValueError, TypeError) as e:
         err = _ragged_error(data)
         if err is not None:
             raise err from None
         raise RuntimeError(f"Could not convert the data to a tensor: {e}") from None
-    with quiet_errors():
-        return arr.astype(target.np)
+    if direct:
+        return arr
+    info = np.iinfo(target.np)
+    lowest = -int(info.max) if info.min == 0 else int(info.min)
+    if arr.size and not bool(((arr >= lowest) & (arr <= info.max)).all()):
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+    return arr.astype(target.np)
 
 
 def _host_data(data, dtype):
@@ -504,15 +509,19 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if dt is _dtype.bool:
         raise _not_implemented("arange_cpu", dt)
     _check_float_requires_grad(dt, requires_grad)
-    if not dt.is_floating_point:     # integral results: the bounds are truncated first
-        start, end, step = int(start), int(end), int(step)
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if dt.is_floating_point:
+        first, delta = float(start), float(step)
+    else:   # integer results count from the truncated start by the truncated step
+        first, delta = int(start), int(step)
+        if dt is _dtype.int64:      # and int64 also truncates the end before sizing
+            start, end, step = first, int(end), delta
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if isinstance(start, int) and isinstance(end, int) and isinstance(step, int):
+    if all(isinstance(v, int) for v in (start, end, step)):
         length = max(0, -((start - end) // step))
     else:
         length = max(0, math.ceil((end - start) / step))
@@ -521,9 +530,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     dev = resolve_device(device if device is not None or out is None else out._device)
 
     def make(xp):
-        if dt.is_floating_point:
-            return (start + xp.arange(length, dtype=np.float64) * step).astype(dt.np, copy=False)
-        return (start + xp.arange(length, dtype=np.int64) * step).astype(dt.np, copy=False)
+        acc = np.float64 if dt.is_floating_point else np.int64
+        return (first + xp.arange(length, dtype=acc) * delta).astype(dt.np, copy=False)
     with quiet_errors():
         t = _leaf(_on_device(dev, make), dev, dt, requires_grad)
     return t if out is None else _write_out(out, t)
@@ -534,6 +542,8 @@ def _linspace_array(xp, start, end, steps, np_dtype):
     ``end`` (both ends exact), in the dtype's precision (float64 for integer dtypes)."""
     np_dtype = np.dtype(np_dtype)
     work = np.float64 if np_dtype.kind != "f" else np.float32 if np_dtype.itemsize < 4 else np_dtype.type
+    if np_dtype.kind != "f":
+        start, end = int(start), int(end)
     if steps == 1:
         return xp.full(1, start, dtype=work)
     idx = xp.arange(steps, dtype=work)

@@ -125,7 +125,7 @@ def randint(*args, size=None, low=None, high=None, generator=None, out=None, dty
     """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)``."""
     args = list(args)
     if size is None:
-        if not args:
+        if not args or (len(args) == 1 and not isinstance(args[0], (tuple, list))):
             raise TypeError("randint() missing required argument 'size'")
         size = args.pop()
     if len(args) == 2:
