@@ -13,8 +13,8 @@ import traceback
 
 from . import _dtype
 from ._tensor import Tensor, _grad_edge
-from .autograd import anomaly_mode, grad_mode
-from .autograd.node import SavedTensor, next_sequence_nr
+from .autograd import anomaly_mode, grad_mode, saved_hooks
+from .autograd.node import SavedTensor, move_retain_grad, next_sequence_nr
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 _ANOMALY = anomaly_mode.ENABLED
@@ -124,7 +124,15 @@ def apply_inplace(cls, self, *args, **params):
     if recording:
         _check_inplace_allowed(self)
     old_history = (self._grad_fn, self._output_nr, self._requires_grad)
-    result = apply(cls, self, *args, **params)
+    if recording and saved_hooks.STACK:
+        # Saved-tensor hooks may keep ``self`` itself (no version check then): let the op see,
+        # and save, a copy of its old value instead.
+        src = Tensor._make(self._data.copy(), self._device, self._dtype)
+        src._grad_fn, src._output_nr, src._requires_grad = old_history
+        args = tuple([src if a is self else a for a in args])
+        result = apply(cls, src, *args, **params)
+    else:
+        result = apply(cls, self, *args, **params)
     out = result._data
     if out.shape != self._data.shape:
         raise RuntimeError(
@@ -149,6 +157,8 @@ def apply_inplace(cls, self, *args, **params):
         self._requires_grad = True
         if node.saves_result:
             node._saved_result = SavedTensor(self, True)
+        if self._retains_grad:
+            move_retain_grad(self, old_history[0], old_history[1])
     return self
 
 

@@ -21,7 +21,7 @@ import inspect
 import warnings
 
 from . import anomaly_mode, grad_mode
-from .node import Node, SavedTensor, _Constant, grad_accumulator, next_sequence_nr
+from .node import Node, SavedTensor, _Constant, grad_accumulator, move_retain_grad, next_sequence_nr
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction"]
 
@@ -321,7 +321,10 @@ def _wrap_outputs(node, raw, inputs, executable):
                 warnings.warn("Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not "
                               "an input, there is no need to pass it to mark_dirty().", UserWarning,
                               stacklevel=4)
+            old_fn, old_nr = out._grad_fn, out._output_nr
             _set_history(out, node, nr)
+            if out._retains_grad:
+                move_retain_grad(out, old_fn, old_nr)
         elif is_input:
             out = _view_of(out)
             _set_history(out, node, nr)

@@ -136,6 +136,18 @@ def grad_accumulator(tensor):
     return acc
 
 
+def move_retain_grad(tensor, old_fn, old_nr):
+    """After an in-place op gave ``tensor`` a new grad_fn, its ``retain_grad`` follows it (as in
+    PyTorch: ``.grad`` is the gradient of the tensor's latest value)."""
+    hooks = old_fn._retain_grad_hooks if old_fn is not None else None
+    if hooks:
+        hooks.pop(old_nr, None)
+    node = tensor._grad_fn
+    if node._retain_grad_hooks is None:
+        node._retain_grad_hooks = {}
+    node._retain_grad_hooks[tensor._output_nr] = weakref.ref(tensor)
+
+
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
     "after they have already been freed). Saved intermediate values of the graph are freed "

@@ -244,3 +244,44 @@ def test_parity_hooks_with_torch(device):
     tx, ty = run(torch, lambda v: torch.tensor(v, dtype=torch.float64, requires_grad=True))
     assert_close(gx, tx)
     assert_close(gy, ty)
+
+
+def test_retain_grad_follows_in_place_ops(device):
+    x = leaf([1.0, 2.0], device)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    (y * 5).sum().backward()
+    assert_close(y.grad, np.array([5.0, 5.0]))   # gradient of y's latest value
+    assert_close(x.grad, np.array([30.0, 30.0]))
+
+
+def test_hook_registered_before_in_place_sees_old_value_grad(device):
+    x = leaf([1.0, 2.0], device)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(g.tolist()))
+    y.mul_(3)
+    (y * 5).sum().backward()
+    assert seen == [[15.0, 15.0]]
+
+
+def test_retain_grad_follows_mark_dirty(device):
+    class Double(gputorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            t.mul_(2)
+            ctx.mark_dirty(t)
+            return t
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = leaf([1.0], device)
+    y = x * 1
+    y.retain_grad()
+    Double.apply(y)
+    (y * 7).backward()
+    assert_close(y.grad, np.array([7.0]))
+    assert_close(x.grad, np.array([14.0]))

@@ -285,3 +285,16 @@ def test_parity_save_on_cpu_with_torch():
 
     for a, b in zip(run(gputorch), run(torch)):
         assert_close(a, b)
+
+
+def test_in_place_op_under_hooks_saves_old_value(device):
+    x = leaf([1.0, 2.0], device)
+    w = leaf([3.0, 4.0], device)
+    a = x * 1
+    hooks = Counting()
+    with hooks():
+        a.mul_(w)         # d/dw needs a's value before the in-place update
+    assert len(hooks.packed) == 2
+    a.sum().backward()
+    assert_close(w.grad, np.array([1.0, 2.0]))
+    assert_close(x.grad, np.array([3.0, 4.0]))
