@@ -147,3 +147,18 @@ def test_anomaly_mode_normal_gradients_unchanged(device):
         with detect_anomaly():
             (x * x).sum().backward()
     assert_close(x.grad, np.array([2.0, 4.0]))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_nan_from_sqrt_of_zero_names_sqrt(device):
+    if not hasattr(gputorch, "sqrt"):
+        pytest.skip("gputorch.sqrt is not available yet")
+    x = leaf([0.0, 4.0], device)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        with detect_anomaly():
+            y = gputorch.sqrt(x)  # SQRT-SOURCE-LINE
+            with pytest.raises(RuntimeError, match=r"Function 'SqrtBackward0' returned nan values in its 0th output"):
+                (y * 0).sum().backward()
+    trace = [m for m in _messages(record) if "Error detected in SqrtBackward0" in m]
+    assert trace and "SQRT-SOURCE-LINE" in trace[0]
