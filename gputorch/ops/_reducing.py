@@ -111,3 +111,14 @@ def return_type(name):
     cls.__module__ = "gputorch.return_types"
     cls.__qualname__ = name
     return cls
+
+
+def write_results(result, out):
+    """``out=`` support: copy a result (a tensor or a tuple of them) into ``out`` and return it."""
+    from ._common import write_out
+    if not isinstance(result, tuple):
+        return write_out(result, out)
+    if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        raise TypeError(f"out= must be a tuple of {len(result)} tensors")
+    written = [write_out(r, o) for r, o in zip(result, out)]
+    return type(result)(*written) if hasattr(result, "_fields") else tuple(written)

@@ -10,7 +10,7 @@ from .. import _dtype
 from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
-from ._reducing import const, create_graph, wrap_dim
+from ._reducing import const, create_graph, wrap_dim, write_results
 from .registry import tensor_method
 
 __all__ = ["cumsum", "cumprod", "logcumsumexp"]
@@ -59,7 +59,8 @@ def reverse_cumsum(t, dim):
 @tensor_method("cumsum")
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sum along ``dim``. Integer and bool inputs give int64 unless ``dtype`` is given."""
-    return apply(CumsumBackward0, input, wrap_dim(input, dim),
+    result = apply(CumsumBackward0, input, wrap_dim(input, dim),
+    return result if out is None else write_results(result, out)
                  None if dtype is None else _dtype.to_dtype(dtype))
 
 
@@ -126,7 +127,8 @@ def cumprod(input, dim, *, dtype=None, out=None):
     """Running product along ``dim``. Integer and bool inputs give int64 unless ``dtype`` is given."""
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
-    return apply(CumprodBackward0, input, wrap_dim(input, dim))
+    result = apply(CumprodBackward0, input, wrap_dim(input, dim))
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- logcumsumexp
@@ -186,4 +188,5 @@ def logcumsumexp(input, dim, *, out=None):
     """``log(cumsum(exp(input)))`` along ``dim``, computed without overflow."""
     if not input._dtype.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp\" not implemented for '{input._dtype.name}'")
-    return apply(LogcumsumexpBackward0, input, wrap_dim(input, dim))
+    result = apply(LogcumsumexpBackward0, input, wrap_dim(input, dim))
+    return result if out is None else write_results(result, out)

@@ -9,7 +9,7 @@ from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._reducing import (check_nonempty_dims, const, keep_reduced, normalize_dims, return_type,
-                        wrap_dim)
+                        wrap_dim, write_results)
 from .registry import tensor_method
 
 __all__ = ["max", "min", "amax", "amin", "argmax", "argmin"]
@@ -161,13 +161,15 @@ def _extreme(name, whole, along, binary, input, dim, keepdim, other):
 def max(input, dim=None, keepdim=False, *, other=None, out=None):
     """``max(input)``: the largest element; ``max(input, dim)``: ``(values, indices)`` along ``dim``;
     ``max(input, other)``: the elementwise ``maximum``."""
-    return _extreme("max", MaxBackward1, MaxBackward0, "maximum", input, dim, keepdim, other)
+    result = _extreme("max", MaxBackward1, MaxBackward0, "maximum", input, dim, keepdim, other)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("min")
 def min(input, dim=None, keepdim=False, *, other=None, out=None):
     """``min(input)``, ``min(input, dim)`` -> ``(values, indices)``, or elementwise ``minimum``."""
-    return _extreme("min", MinBackward1, MinBackward0, "minimum", input, dim, keepdim, other)
+    result = _extreme("min", MinBackward1, MinBackward0, "minimum", input, dim, keepdim, other)
+    return result if out is None else write_results(result, out)
 
 
 def _check_amax(name, input, dims):
@@ -183,7 +185,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     """Largest value over ``dim`` (an int or sequence; () = all dims). Ties share the gradient."""
     dims = normalize_dims(input, dim)
     _check_amax("amax", input, dims)
-    return apply(AmaxBackward0, input, dims, keepdim)
+    result = apply(AmaxBackward0, input, dims, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("amin")
@@ -191,7 +194,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     """Smallest value over ``dim`` (an int or sequence; () = all dims). Ties share the gradient."""
     dims = normalize_dims(input, dim)
     _check_amax("amin", input, dims)
-    return apply(AminBackward0, input, dims, keepdim)
+    result = apply(AminBackward0, input, dims, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 class ArgExtreme(Node):
@@ -224,10 +228,12 @@ def _arg(name, input, dim, keepdim, largest):
 @tensor_method("argmax")
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
-    return _arg("argmax", input, dim, keepdim, True)
+    result = _arg("argmax", input, dim, keepdim, True)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("argmin")
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """Index of the smallest value (of the flattened tensor when ``dim`` is None)."""
-    return _arg("argmin", input, dim, keepdim, False)
+    result = _arg("argmin", input, dim, keepdim, False)
+    return result if out is None else write_results(result, out)

@@ -17,7 +17,7 @@ from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._reducing import (const, count_reduced, create_graph, dtype_word, expand_reduced,  # noqa: F401
-                        keep_reduced, normalize_dims, reduced_shape, wrap_dim)
+                        keep_reduced, normalize_dims, reduced_shape, wrap_dim, write_results)
 from .cumulative import *  # noqa: F401,F403
 from .cumulative import __all__ as _cumulative_all
 from .extrema import *  # noqa: F401,F403
@@ -138,11 +138,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     Integer and bool inputs sum to int64; ``dtype`` casts the input before summing."""
     dtype = _opt_dtype(dtype)
-    if dim is None:
-        if keepdim:
-            return apply(SumBackward1, input, None, True, dtype)
-        return apply(SumBackward0, input, dtype)
-    return apply(SumBackward1, input, normalize_dims(input, dim), keepdim, dtype)
+    if dim is None and not keepdim:
+        result = apply(SumBackward0, input, dtype)
+    else:
+        result = apply(SumBackward1, input, normalize_dims(input, dim), keepdim, dtype)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("mean")
@@ -150,8 +150,10 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Arithmetic mean over ``dim`` (all dims by default); needs a floating dtype (or ``dtype=``)."""
     dtype = _opt_dtype(dtype)
     if dim is None and not keepdim:
-        return apply(MeanBackward0, input, dtype)
-    return apply(MeanBackward1, input, normalize_dims(input, dim), keepdim, dtype)
+        result = apply(MeanBackward0, input, dtype)
+    else:
+        result = apply(MeanBackward1, input, normalize_dims(input, dim), keepdim, dtype)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- nansum / nanmean
@@ -176,7 +178,8 @@ class NansumBackward0(Node):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over ``dim`` treating NaN as zero."""
     dims = None if dim is None else normalize_dims(input, dim)
-    return apply(NansumBackward0, input, dims, keepdim, _opt_dtype(dtype))
+    result = apply(NansumBackward0, input, dims, keepdim, _opt_dtype(dtype))
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("nanmean")
@@ -189,7 +192,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     total = nansum(input, dim, keepdim, dtype=dtype)
     x = input._data
     count = (x == x).sum(axis=dims, keepdims=keepdim, dtype=total._data.dtype)
-    return total / const(count, input)
+    result = total / const(count, input)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- prod
@@ -269,15 +273,17 @@ class ProdBackward1(Node):
 
 
 @tensor_method("prod")
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product of all elements, or over one ``dim``. Integer and bool inputs give int64."""
     if dtype is not None:
         input = input.to(_dtype.to_dtype(dtype))
     if dim is None:
-        return apply(ProdBackward0, input)
-    if not isinstance(dim, int) or isinstance(dim, bool):
+        result = apply(ProdBackward0, input)
+    elif not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
-    return apply(ProdBackward1, input, wrap_dim(input, dim), keepdim)
+    else:
+        result = apply(ProdBackward1, input, wrap_dim(input, dim), keepdim)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- var / std
@@ -290,7 +296,7 @@ def _moments(ctx, a, dims, correction, keepdim):
     dof = n - correction
     if dof <= 0:
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=5)
         dof = 0
     ctx.shape, ctx.dims, ctx.keepdim, ctx.dof, ctx.count = x.shape, dims, keepdim, dof, n
     acc = _acc(x)
@@ -396,26 +402,30 @@ def _var_args(name, input, dim, unbiased, correction):
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over ``dim`` with ``correction`` (Bessel's by default; legacy ``unbiased``)."""
     dims, correction = _var_args("var", input, dim, unbiased, correction)
-    return apply(VarBackward0, input, dims, correction, keepdim)
+    result = apply(VarBackward0, input, dims, correction, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("std")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over ``dim``; see :func:`var` for the arguments."""
     dims, correction = _var_args("std", input, dim, unbiased, correction)
-    return apply(StdBackward0, input, dims, correction, keepdim)
+    result = apply(StdBackward0, input, dims, correction, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """``(var, mean)`` over ``dim`` in one pass."""
     dims, correction = _var_args("var_mean", input, dim, unbiased, correction)
-    return apply(VarMeanBackward0, input, dims, correction, keepdim)
+    result = apply(VarMeanBackward0, input, dims, correction, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """``(std, mean)`` over ``dim`` in one pass."""
     dims, correction = _var_args("std_mean", input, dim, unbiased, correction)
-    return apply(StdMeanBackward0, input, dims, correction, keepdim)
+    result = apply(StdMeanBackward0, input, dims, correction, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- logsumexp
@@ -453,7 +463,8 @@ class LogsumexpBackward0(Node):
 @tensor_method("logsumexp")
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """``log(sum(exp(input)))`` over ``dim``, computed without overflow."""
-    return apply(LogsumexpBackward0, input, normalize_dims(input, dim), keepdim)
+    result = apply(LogsumexpBackward0, input, normalize_dims(input, dim), keepdim)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- norms
@@ -541,7 +552,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
             if shape[d] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {which} norm on the dimension {d} "
                                    "because this dimension is empty and the operation does not have an identity")
-    return apply(LinalgVectorNormBackward0, x, ord, dims, keepdim)
+    result = apply(LinalgVectorNormBackward0, x, ord, dims, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("norm")
@@ -550,17 +562,17 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     matrix orders go to ``gputorch.linalg.matrix_norm``."""
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
-    if isinstance(p, str):
-        if p == "fro" and (dim is None or len(dim) <= 2):
-            return vector_norm(input, 2, dim, keepdim, dtype=dtype)
-        if p == "fro":
-            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-        import gputorch
-        matrix_norm = getattr(getattr(gputorch, "linalg", None), "matrix_norm", None)
-        if matrix_norm is None:
-            raise NotImplementedError(f"norm(p={p!r}) needs gputorch.linalg.matrix_norm")
-        return matrix_norm(input, p, dim=(-2, -1) if dim is None else dim, keepdim=keepdim, dtype=dtype)
-    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+    if not isinstance(p, str):
+        return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+    if p == "fro" and (dim is None or len(dim) <= 2):
+        return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
+    if p == "fro":
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
+    import gputorch
+    matrix_norm = getattr(getattr(gputorch, "linalg", None), "matrix_norm", None)
+    if matrix_norm is None:
+        raise NotImplementedError(f"norm(p={p!r}) needs gputorch.linalg.matrix_norm")
+    return matrix_norm(input, p, dim=(-2, -1) if dim is None else dim, keepdim=keepdim, dtype=dtype, out=out)
 
 
 # ---------------------------------------------------------------------------- all / any / count_nonzero
@@ -583,13 +595,15 @@ class CountNonzeroBackward0(Node):
 @tensor_method("all")
 def all(input, dim=None, keepdim=False, *, out=None):
     """Whether every element (over ``dim``) is non-zero."""
-    return apply(AllBackward0, input, normalize_dims(input, dim), keepdim, False)
+    result = apply(AllBackward0, input, normalize_dims(input, dim), keepdim, False)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("any")
 def any(input, dim=None, keepdim=False, *, out=None):
     """Whether some element (over ``dim``) is non-zero."""
-    return apply(AllBackward0, input, normalize_dims(input, dim), keepdim, True)
+    result = apply(AllBackward0, input, normalize_dims(input, dim), keepdim, True)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("count_nonzero")

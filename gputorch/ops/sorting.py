@@ -7,7 +7,7 @@ for sort/topk, a one-hot selection for the per-slice statistics.
 from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import xp_of
-from ._reducing import check_nonempty_dims, const, return_type, wrap_dim
+from ._reducing import check_nonempty_dims, const, return_type, wrap_dim, write_results
 from .extrema import evenly_backward, select_along, select_backward
 from .registry import tensor_method
 
@@ -96,7 +96,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     """``(values, indices)`` sorted along ``dim`` (always stable)."""
     node = SortBackward0 if stable is None else SortBackward1
     values, indices = apply(node, input, wrap_dim(input, dim), bool(descending))
-    return sort_type(values, indices)
+    result = sort_type(values, indices)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("argsort")
@@ -108,7 +109,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 @tensor_method("msort")
 def msort(input, *, out=None):
     """``input`` sorted along dim 0."""
-    return sort(input, 0).values
+    result = sort(input, 0).values
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("topk")
@@ -121,7 +123,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
     values, indices = apply(TopkBackward0, input, int(k), d, bool(largest))
-    return topk_type(values, indices)
+    result = topk_type(values, indices)
+    return result if out is None else write_results(result, out)
 
 
 # ---------------------------------------------------------------------------- order statistics
@@ -148,7 +151,8 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = apply(KthvalueBackward0, input, int(k), d, keepdim)
-    return kthvalue_type(values, indices)
+    result = kthvalue_type(values, indices)
+    return result if out is None else write_results(result, out)
 
 
 def _empty_median(a):
@@ -245,13 +249,15 @@ def _median(name, whole, along, result_type, input, dim, keepdim):
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median: of all elements (a value), or ``(values, indices)`` along ``dim``.
     NaN propagates."""
-    return _median("median", MedianBackward0, MedianBackward1, median_type, input, dim, keepdim)
+    result = _median("median", MedianBackward0, MedianBackward1, median_type, input, dim, keepdim)
+    return result if out is None else write_results(result, out)
 
 
 @tensor_method("nanmedian")
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """Like :func:`median`, ignoring NaN (NaN only where a slice is all NaN)."""
-    return _median("nanmedian", NanmedianBackward0, NanmedianBackward1, nanmedian_type, input, dim,
+    result = _median("nanmedian", NanmedianBackward0, NanmedianBackward1, nanmedian_type, input, dim,
+    return result if out is None else write_results(result, out)
                    keepdim)
 
 
@@ -292,4 +298,5 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if input._data.ndim:
         check_nonempty_dims("mode", input, (d,))
     values, indices = apply(ModeBackward0, input, d, keepdim)
-    return mode_type(values, indices)
+    result = mode_type(values, indices)
+    return result if out is None else write_results(result, out)

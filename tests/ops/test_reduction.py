@@ -316,3 +316,22 @@ def test_double_backward_through_mean_and_sum(device):
     assert_close(g, 2 * x.detach() / 3)
     (gg,) = gputorch.autograd.grad(g.sum(), x)
     assert_close(gg, np.full((3, 4), 2 / 3))
+
+
+def test_out_argument(device):
+    x = gputorch.tensor([[1.0, 5.0, 2.0], [4.0, 3.0, 6.0]], device=device)
+    out = gputorch.empty(0, device=device)
+    assert gputorch.sum(x, 1, out=out) is out
+    assert_close(out, np.array([8.0, 13.0], dtype=np.float32))
+    out = gputorch.empty(0, device=device)
+    assert gputorch.std(x, 0, out=out) is out and out.shape == (3,)
+    assert gputorch.cumsum(x, 1, out=gputorch.empty(0, device=device)).tolist() == [[1, 6, 8], [4, 7, 13]]
+    values, indices = gputorch.empty(0, device=device), gputorch.empty(0, dtype=gputorch.int64, device=device)
+    r = gputorch.max(x, 1, out=(values, indices))
+    assert r.values is values and r.indices is indices and type(r).__name__ == "max"
+    assert indices.tolist() == [1, 2] and values.tolist() == [5.0, 6.0]
+    s = gputorch.empty(0, device=device)
+    assert gputorch.sort(x, 1, descending=True, out=(s, gputorch.empty(0, dtype=gputorch.int64, device=device))).values is s
+    assert s.tolist() == [[5.0, 2.0, 1.0], [6.0, 4.0, 3.0]]
+    with pytest.raises(RuntimeError, match="out= tensor has shape"):
+        gputorch.sum(x, 0, out=gputorch.empty(2, device=device))
