@@ -86,7 +86,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         # Leaves were accumulated by their AccumulateGrad nodes; non-leaf inputs get .grad here.
         for t, g in zip(inputs, results):
             if t._grad_fn is not None and g is not None and not t._retains_grad:  # retain_grad did it
-                t._grad = (g if create_graph else g._copy_detached()) if t._grad is None else t._grad + g
+                t._grad = (g.clone() if create_graph else g._copy_detached()) if t._grad is None else t._grad + g
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -295,7 +295,7 @@ def _call_tensor_hooks(node, grad_outputs):
             g = grad_outputs[nr]
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g if _GRAD_ENABLED[0] else g._copy_detached()
+                    t._grad = g.clone() if _GRAD_ENABLED[0] else g._copy_detached()
                 else:
                     t._grad = t._grad + g
     pre = node._pre_hooks
@@ -364,7 +364,9 @@ def _accumulate(variable, g, create_graph):
     old = variable._grad
     if old is None:
         if create_graph:
-            variable._grad = g
+            # A differentiable copy: ``g`` may be shared with other leaves or be a read-only
+            # broadcast view, and the leaf's .grad must be its own (zero_() etc. work on it).
+            variable._grad = g.clone()
         else:
             # A gradient tensor can be shared (e.g. both inputs of an add get the same one),
             # so the leaf gets its own copy that later in-place accumulation may modify.

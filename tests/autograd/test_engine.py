@@ -412,3 +412,22 @@ def test_parity_with_torch_grads_and_double_backward(device):
     t2 = torch.autograd.grad((t1[0] * t1[0]).sum() + t1[1].sum(), [tx, tw])
     for a, b in zip(g2, t2):
         assert_close(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_create_graph_grads_are_owned_by_each_leaf(device):
+    x = leaf([1.0, 1.0, 1.0], device)
+    y = leaf([1.0, 1.0, 1.0], device)
+    (x + y).sum().backward(create_graph=True)   # both leaves get the same (broadcast) gradient
+    assert x.grad is not y.grad
+    with gputorch.no_grad():
+        x.grad.zero_()
+    assert_close(x.grad, np.zeros(3))
+    assert_close(y.grad, np.ones(3))
+
+
+def test_create_graph_grad_keeps_history(device):
+    x = leaf([2.0], device)
+    (x ** 3).backward(create_graph=True)
+    assert x.grad.grad_fn is not None
+    (g2,) = gputorch.autograd.grad(x.grad, x)
+    assert_close(g2, np.array([12.0]))
