@@ -4,8 +4,6 @@ Dimension arguments are normalised here, reduced gradients are broadcast back to
 the input's shape, and constant (non-differentiable) masks built from forward data
 are wrapped as tensors so that backward formulas stay ordinary Tensor math.
 """
-import collections
-
 from .._tensor import Tensor
 from ..autograd import grad_mode
 
@@ -103,14 +101,6 @@ def check_nonempty_dims(name, t, dims):
     for d in range(len(shape)) if dims is None else dims:
         if shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-
-
-def return_type(name):
-    """A ``(values, indices)`` named tuple like ``torch.return_types.<name>``."""
-    cls = collections.namedtuple(name, ["values", "indices"])
-    cls.__module__ = "gputorch.return_types"
-    cls.__qualname__ = name
-    return cls
 
 
 def write_results(result, out):

@@ -60,8 +60,8 @@ def reverse_cumsum(t, dim):
 def cumsum(input, dim, *, dtype=None, out=None):
     """Running sum along ``dim``. Integer and bool inputs give int64 unless ``dtype`` is given."""
     result = apply(CumsumBackward0, input, wrap_dim(input, dim),
+                   None if dtype is None else _dtype.to_dtype(dtype))
     return result if out is None else write_results(result, out)
-                 None if dtype is None else _dtype.to_dtype(dtype))
 
 
 # ---------------------------------------------------------------------------- cumprod
@@ -174,7 +174,8 @@ class LogcumsumexpBackward0(Node):
         for sign, mask in ((1, g > 0), (-1, g < 0)):
             if not mask.any():
                 continue
-            logs = ((grad * sign) * const(mask, a) + const(~mask, a)).log() - const((~mask * tiny).astype(x.dtype), a)
+            log_g = ((grad * sign) * const(mask, a) + const(~mask, a)).log()
+            logs = log_g - const((~mask * tiny).astype(x.dtype), a)
             summed = apply(LogcumsumexpBackward0, logs - out, d, rev)
             term = (a + summed).exp()
             parts.append(term if sign > 0 else -term)

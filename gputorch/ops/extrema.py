@@ -8,15 +8,11 @@ from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
-from ._reducing import (check_nonempty_dims, const, keep_reduced, normalize_dims, return_type,
-                        wrap_dim, write_results)
+from .. import return_types
+from ._reducing import check_nonempty_dims, const, keep_reduced, normalize_dims, wrap_dim, write_results
 from .registry import tensor_method
 
 __all__ = ["max", "min", "amax", "amin", "argmax", "argmin"]
-
-max_type = return_type("max")
-min_type = return_type("min")
-
 
 def _tie_share(x, out, dims, nan_ties):
     """Per element: 1/(number of ties) where ``x`` equals its slice's extreme ``out`` (kept dims).
@@ -154,7 +150,7 @@ def _extreme(name, whole, along, binary, input, dim, keepdim, other):
     if input._data.ndim:
         check_nonempty_dims(name, input, (d,))
     values, indices = apply(along, input, d, keepdim)
-    return (max_type if name == "max" else min_type)(values, indices)
+    return (return_types.max if name == "max" else return_types.min)(values, indices)
 
 
 @tensor_method("max")

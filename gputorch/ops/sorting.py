@@ -7,19 +7,12 @@ for sort/topk, a one-hot selection for the per-slice statistics.
 from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import xp_of
-from ._reducing import check_nonempty_dims, const, return_type, wrap_dim, write_results
+from .. import return_types
+from ._reducing import check_nonempty_dims, const, wrap_dim, write_results
 from .extrema import evenly_backward, select_along, select_backward
 from .registry import tensor_method
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"]
-
-sort_type = return_type("sort")
-topk_type = return_type("topk")
-kthvalue_type = return_type("kthvalue")
-median_type = return_type("median")
-nanmedian_type = return_type("nanmedian")
-mode_type = return_type("mode")
-
 
 def sort_indices(xp, x, axis, descending):
     """Stable argsort along ``axis``; descending keeps ties in input order and puts NaN first."""
@@ -96,7 +89,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     """``(values, indices)`` sorted along ``dim`` (always stable)."""
     node = SortBackward0 if stable is None else SortBackward1
     values, indices = apply(node, input, wrap_dim(input, dim), bool(descending))
-    result = sort_type(values, indices)
+    result = return_types.sort(values, indices)
     return result if out is None else write_results(result, out)
 
 
@@ -123,7 +116,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
     values, indices = apply(TopkBackward0, input, int(k), d, bool(largest))
-    result = topk_type(values, indices)
+    result = return_types.topk(values, indices)
     return result if out is None else write_results(result, out)
 
 
@@ -151,7 +144,7 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = apply(KthvalueBackward0, input, int(k), d, keepdim)
-    result = kthvalue_type(values, indices)
+    result = return_types.kthvalue(values, indices)
     return result if out is None else write_results(result, out)
 
 
@@ -249,16 +242,16 @@ def _median(name, whole, along, result_type, input, dim, keepdim):
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median: of all elements (a value), or ``(values, indices)`` along ``dim``.
     NaN propagates."""
-    result = _median("median", MedianBackward0, MedianBackward1, median_type, input, dim, keepdim)
+    result = _median("median", MedianBackward0, MedianBackward1, return_types.median, input, dim, keepdim)
     return result if out is None else write_results(result, out)
 
 
 @tensor_method("nanmedian")
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """Like :func:`median`, ignoring NaN (NaN only where a slice is all NaN)."""
-    result = _median("nanmedian", NanmedianBackward0, NanmedianBackward1, nanmedian_type, input, dim,
+    result = _median("nanmedian", NanmedianBackward0, NanmedianBackward1, return_types.nanmedian, input,
+                     dim, keepdim)
     return result if out is None else write_results(result, out)
-                   keepdim)
 
 
 class ModeBackward0(Node):
@@ -298,5 +291,5 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if input._data.ndim:
         check_nonempty_dims("mode", input, (d,))
     values, indices = apply(ModeBackward0, input, d, keepdim)
-    result = mode_type(values, indices)
+    result = return_types.mode(values, indices)
     return result if out is None else write_results(result, out)

@@ -249,7 +249,7 @@ def test_large_sum_accuracy(device):
 # ---------------------------------------------------------------------------- errors
 def test_bad_dims(device):
     x = gputorch.zeros(2, 3, device=device)
-    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+    with pytest.raises(IndexError, match=r"out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
         x.sum(2)
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.mean((0, -3))
@@ -272,7 +272,8 @@ def test_dtype_errors(device):
     with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype. Input dtype must be either "
                                            "a floating point or complex dtype. Got: Long"):
         i.mean()
-    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point or complex dtype. Got: Int"):
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point or complex dtype. "
+                                           "Got: Int"):
         gputorch.ones(2, device=device).mean(dtype=gputorch.int32)
     with pytest.raises(RuntimeError, match="Got: Bool"):
         gputorch.tensor([True, False], device=device).mean(0)
@@ -331,7 +332,8 @@ def test_out_argument(device):
     assert r.values is values and r.indices is indices and type(r).__name__ == "max"
     assert indices.tolist() == [1, 2] and values.tolist() == [5.0, 6.0]
     s = gputorch.empty(0, device=device)
-    assert gputorch.sort(x, 1, descending=True, out=(s, gputorch.empty(0, dtype=gputorch.int64, device=device))).values is s
+    i = gputorch.empty(0, dtype=gputorch.int64, device=device)
+    assert gputorch.sort(x, 1, descending=True, out=(s, i)).values is s
     assert s.tolist() == [[5.0, 2.0, 1.0], [6.0, 4.0, 3.0]]
     with pytest.raises(RuntimeError, match="out= tensor has shape"):
         gputorch.sum(x, 0, out=gputorch.empty(2, device=device))
