@@ -22,4 +22,5 @@ from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda
+from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

@@ -1,0 +1,117 @@
+"""``gputorch.linalg``: PyTorch's linear-algebra namespace.
+
+Norms are built from reductions (``vector_norm`` itself lives with the reductions);
+``inv``, ``det`` and ``solve`` are ops of their own (``ops/matrix_inverse.py``).
+"""
+import math
+
+from . import _dtype
+from ._tensor import Tensor
+from .ops.linalg import linalg_cross as cross, matmul
+from .ops.matrix_inverse import LinAlgError, det, inv, solve
+
+__all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "solve", "matmul", "cross",
+           "vecdot", "multi_dot"]
+
+
+def __getattr__(name):
+    # vector_norm is defined with the reductions; resolved on first use so that either module may load first.
+    if name == "vector_norm":
+        from .ops.reduction import vector_norm
+        globals()["vector_norm"] = vector_norm
+        return vector_norm
+    raise AttributeError(f"module 'gputorch.linalg' has no attribute '{name}'")
+
+
+def _vector_norm():
+    from .ops.reduction import vector_norm
+    return vector_norm
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """Norm of each matrix in dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min column sum of
+    absolute values), inf / -inf (max / min row sum)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg.matrix_norm(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not A._dtype.is_floating_point:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_scalar_name(A._dtype)}")
+    if dtype is not None:
+        A = A.to(_dtype.to_dtype(dtype))
+    if len(tuple(dim)) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {tuple(dim)}")
+    d0, d1 = (A._wrap_dim(d) for d in dim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
+    if ord == "fro":
+        result = _vector_norm()(A, 2, dim=(d0, d1), keepdim=keepdim)
+    elif ord in (1, -1, math.inf, -math.inf):
+        summed, picked = (d0, d1) if abs(ord) == 1 else (d1, d0)
+        sums = A.abs().sum(summed, keepdim=True)
+        result = sums.amax(picked, keepdim=True) if ord > 0 else sums.amin(picked, keepdim=True)
+        if not keepdim:
+            result = result.reshape(tuple(s for i, s in enumerate(result.shape) if i not in (d0, d1)))
+    elif ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which gputorch does "
+                                  f"not compute yet")
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return _write(result, out)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """A vector norm (``dim`` an int, or ``dim=None`` with ``ord=None`` over all elements) or a matrix
+    norm (``dim`` a pair, or a 2-D input with ``ord`` given)."""
+    if not isinstance(A, Tensor):
+        raise TypeError(f"linalg.norm(): argument 'A' must be Tensor, not {type(A).__name__}")
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(tuple(dim)) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype, out=out)
+    if dim is None and ord is not None:
+        if A._data.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A._data.ndim}D.")
+        if A._data.ndim == 2:
+            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: Order {ord} not supported for vector norms.")
+    return _write(_vector_norm()(A, 2 if ord is None else ord, dim=dim, keepdim=keepdim, dtype=dtype), out)
+
+
+def vecdot(x, y, *, dim=-1, out=None):
+    """Dot products of the vectors along ``dim`` (the other dimensions broadcast)."""
+    return _write((x * y).sum(dim), out)
+
+
+def multi_dot(tensors, *, out=None):
+    """``tensors[0] @ tensors[1] @ ...`` (the first may be 1-D, as may the last; the rest are 2-D)."""
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        ndim = t._data.ndim
+        edge = i == 0 or i == len(tensors) - 1
+        if ndim != 2 and not (edge and ndim == 1):
+            where = "first" if i == 0 else "last" if i == len(tensors) - 1 else None
+            if where:
+                raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {ndim}D")
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {ndim}D")
+    result = tensors[0]
+    for t in tensors[1:]:
+        result = matmul(result, t)
+    return _write(result, out)
+
+
+def _scalar_name(dt):
+    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool"}.get(dt.name, dt.name.capitalize())
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    from .ops.arithmetic import _maybe_out
+    return _maybe_out(result, out)
