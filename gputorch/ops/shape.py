@@ -48,6 +48,9 @@ def infer_shape(shape, numel, op="view"):
         else:
             known *= s
     if infer is not None:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape = shape[:infer] + (numel // known,) + shape[infer + 1:]
