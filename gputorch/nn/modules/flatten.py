@@ -1,2 +1,57 @@
-"""flatten modules."""
-__all__ = []
+"""``Flatten`` and ``Unflatten``: reshape a range of dims into one, and one dim into several."""
+from .module import Module
+
+__all__ = ["Flatten", "Unflatten"]
+
+
+class Flatten(Module):
+    """Flatten dims ``start_dim`` .. ``end_dim`` into one (``input.flatten(start_dim, end_dim)``).
+
+    Shape: input ``(*, S_start, ..., S_end, *)``, output ``(*, S_start * ... * S_end, *)``.
+    Defaults keep the batch dim: ``start_dim=1``, ``end_dim=-1``.
+    """
+
+    __constants__ = ["start_dim", "end_dim"]
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Expand dim ``dim`` into the shape ``unflattened_size`` (``input.unflatten(dim, sizes)``).
+
+    Shape: input ``(*, S_dim, *)``, output ``(*, U_1, ..., U_n, *)`` with ``prod(U) == S_dim``
+    (one ``U_i`` may be -1).
+    """
+
+    __constants__ = ["dim", "unflattened_size"]
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self._require_tuple_int(unflattened_size)
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    @staticmethod
+    def _require_tuple_int(sizes):
+        if isinstance(sizes, (tuple, list)):
+            for idx, elem in enumerate(sizes):
+                if not isinstance(elem, int):
+                    raise TypeError("unflattened_size must be tuple of ints, "
+                                    f"but found element of type {type(elem).__name__} at pos {idx}")
+            return
+        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(sizes).__name__}")
+
+    def forward(self, input):
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
