@@ -137,7 +137,7 @@ def _logaddexp_scan(xp, x, dim, dtype):
     if acc is not None:
         try:
             return acc(x, axis=dim)
-        except (NotImplementedError, TypeError):
+        except (NotImplementedError, TypeError, ValueError):  # a CuPy without ufunc.accumulate
             pass
     # Fallback: one shift per slice (loses accuracy only for spans wider than the dtype's range).
     m = x.max(axis=dim, keepdims=True)

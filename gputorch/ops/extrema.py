@@ -4,15 +4,16 @@ Gradients: a reduction over a dim with indices sends the gradient to the chosen 
 whole-tensor max/min and amax/amin split it evenly between tied extremes, as PyTorch does.
 NaN propagates: it is the extreme of any slice that holds one.
 """
+from .. import return_types
 from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
-from .. import return_types
 from ._reducing import check_nonempty_dims, const, keep_reduced, normalize_dims, wrap_dim, write_results
 from .registry import tensor_method
 
 __all__ = ["max", "min", "amax", "amin", "argmax", "argmin"]
+
 
 def _tie_share(x, out, dims, nan_ties):
     """Per element: 1/(number of ties) where ``x`` equals its slice's extreme ``out`` (kept dims).

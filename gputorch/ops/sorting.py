@@ -4,15 +4,16 @@ Sorts are stable (ties keep their input order, also when descending) and NaN cou
 the largest value. Gradients go back to the positions the values came from: a scatter
 for sort/topk, a one-hot selection for the per-slice statistics.
 """
+from .. import return_types
 from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import xp_of
-from .. import return_types
 from ._reducing import check_nonempty_dims, const, wrap_dim, write_results
 from .extrema import evenly_backward, select_along, select_backward
 from .registry import tensor_method
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "mode"]
+
 
 def sort_indices(xp, x, axis, descending):
     """Stable argsort along ``axis``; descending keeps ties in input order and puts NaN first."""
