@@ -19,11 +19,17 @@ class device:
     __slots__ = ("type", "index", "_backend", "_ctx", "__weakref__")
     _interned = {}
 
-    def __new__(cls, type_or_str, index=None):
+    def __new__(cls, type_or_str=None, index=None, *, type=None):  # noqa: A002 - PyTorch's keyword
+        if type is not None:
+            if type_or_str is not None:
+                raise TypeError("device() got multiple values for argument 'type'")
+            type_or_str = type
         if isinstance(type_or_str, device):
             if index is not None:
                 raise ValueError("device(device, index): a device object already has its index")
             return type_or_str
+        if isinstance(type_or_str, bool) or isinstance(index, bool):   # True == 1 as a cache key
+            raise TypeError("device() expected a string, an int or a device, got bool")
         key = (type_or_str, index)
         cached = cls._interned.get(key)
         if cached is not None:
@@ -91,18 +97,24 @@ def _parse(spec, index):
         spec, index = "cuda", spec
     if not isinstance(spec, str):
         raise TypeError(f"device() expected a string, an int or a device, got {type(spec).__name__}")
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
+    if index is not None:
+        if isinstance(index, bool) or not hasattr(index, "__index__"):
+            raise TypeError(f"device(): argument 'index' must be int, not {type(index).__name__}")
+        index = index.__index__()
     dev_type, sep, idx_str = spec.partition(":")
     if sep:
         if index is not None:
             raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {spec}")
-        if not idx_str.isdigit():
+        if not (idx_str.isascii() and idx_str.isdigit()) or (len(idx_str) > 1 and idx_str[0] == "0"):
             raise RuntimeError(f"Invalid device string: '{spec}'")
         index = int(idx_str)
     if dev_type not in known_device_types():
         raise RuntimeError(
             f"Expected one of {', '.join(known_device_types())} device type at start of device string: {spec}")
     if index is not None:
-        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+        if index < 0:
             raise RuntimeError(f"Device index must not be negative, got {index}")
         if dev_type == "cpu" and index != 0:
             raise RuntimeError(f"CPU device index must be 0 or None, got {index}")

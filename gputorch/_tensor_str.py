@@ -87,29 +87,20 @@ class _Formatter:
             return
         finite = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
         if finite.size == 0:
-            self._apply_forced_mode()
             return
         magnitudes = np.abs(finite)
         lo, hi = float(magnitudes.min()), float(magnitudes.max())
         vals = finite.tolist()
         self.int_mode = bool((finite == np.ceil(finite)).all())
+        forced = PRINT_OPTS.sci_mode
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if forced is None else forced
         precision = PRINT_OPTS.precision
-        if self.int_mode:
-            if hi / lo > 1000.0 or hi > 1.0e8:
-                self.sci_mode = True
-                self.max_width = max(len(f"{v:.{precision}e}") for v in vals)
-            else:
-                self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
-        elif hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4:
-            self.sci_mode = True
+        if self.sci_mode:
             self.max_width = max(len(f"{v:.{precision}e}") for v in vals)
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
         else:
             self.max_width = max(len(f"{v:.{precision}f}") for v in vals)
-        self._apply_forced_mode()
-
-    def _apply_forced_mode(self):
-        if PRINT_OPTS.sci_mode is not None:
-            self.sci_mode = PRINT_OPTS.sci_mode
 
     def width(self):
         return self.max_width
