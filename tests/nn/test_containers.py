@@ -196,7 +196,8 @@ def test_module_dict_repr_and_keys_match_torch():
     torch = _torch()
 
     def build(lib):
-        return lib.nn.ModuleDict({"z": lib.nn.Identity(), "a": lib.nn.Flatten(), "m": lib.nn.Sequential(lib.nn.Identity())})
+        return lib.nn.ModuleDict({"z": lib.nn.Identity(), "a": lib.nn.Flatten(),
+                                  "m": lib.nn.Sequential(lib.nn.Identity())})
 
     assert repr(build(gputorch)) == repr(build(torch))
 
@@ -317,7 +318,8 @@ def test_flatten_unflatten_match_torch(device):
 
 
 def test_unflatten_argument_errors():
-    with pytest.raises(TypeError, match="unflattened_size must be tuple of ints, but found element of type float at pos 1"):
+    with pytest.raises(TypeError, match="unflattened_size must be tuple of ints, "
+                                        "but found element of type float at pos 1"):
         nn.Unflatten(1, (2, 2.0))
     with pytest.raises(TypeError, match="unflattened_size must be a tuple of ints, but found type int"):
         nn.Unflatten(1, 4)

@@ -858,7 +858,8 @@ def test_backward_hook_wrong_length_errors():
     m = Scale()
     m.register_full_backward_hook(lambda mod, gi, go: (gi[0], gi[0]))
     x = gputorch.ones(2, requires_grad=True)
-    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of grad_input, got 2, but expected 1"):
+    with pytest.raises(RuntimeError,
+                       match="Backward hook returned an invalid number of grad_input, got 2, but expected 1"):
         m(x).sum().backward()
     m2 = Scale()
     m2.register_full_backward_pre_hook(lambda mod, go: (go[0], go[0]))

@@ -174,6 +174,16 @@ def register_module_full_backward_hook(hook):
     return _register(_global_backward_hooks, hook)
 
 
+def _remove_name(name, *containers):
+    """Forget ``name`` in each dict or set (an attribute changing kind: buffer -> parameter...)."""
+    for c in containers:
+        if name in c:
+            if isinstance(c, dict):
+                del c[name]
+            else:
+                c.discard(name)
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -416,20 +426,11 @@ class Module:
 
     def __setattr__(self, name, value):
         d = self.__dict__
-
-        def remove_from(*containers):
-            for c in containers:
-                if name in c:
-                    if isinstance(c, dict):
-                        del c[name]
-                    else:
-                        c.discard(name)
-
         params = d.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            remove_from(d, self._buffers, self._modules, self._non_persistent_buffers_set)
+            _remove_name(name, d, self._buffers, self._modules, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
@@ -442,7 +443,7 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            remove_from(d, self._parameters, self._buffers, self._non_persistent_buffers_set)
+            _remove_name(name, d, self._parameters, self._buffers, self._non_persistent_buffers_set)
             for hook in _global_module_registration_hooks.values():
                 output = hook(self, name, value)
                 if output is not None:
