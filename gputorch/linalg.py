@@ -7,7 +7,9 @@ import math
 
 from . import _dtype
 from ._tensor import Tensor
-from .ops.linalg import linalg_cross as cross, matmul
+from .ops._linalg_common import SCALAR_NAME, write_out as _write
+from .ops.matmul import matmul
+from .ops.matrix_structure import linalg_cross as cross
 from .ops.matrix_inverse import LinAlgError, det, inv, solve
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "solve", "matmul", "cross",
@@ -37,7 +39,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_scalar_name(A._dtype)}")
+                           f"{SCALAR_NAME[A._dtype]}")
     if dtype is not None:
         A = A.to(_dtype.to_dtype(dtype))
     if len(tuple(dim)) != 2:
@@ -103,15 +105,3 @@ def multi_dot(tensors, *, out=None):
     for t in tensors[1:]:
         result = matmul(result, t)
     return _write(result, out)
-
-
-def _scalar_name(dt):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(dt.name, dt.name.capitalize())
-
-
-def _write(result, out):
-    if out is None:
-        return result
-    from .ops.arithmetic import _maybe_out
-    return _maybe_out(result, out)

@@ -12,13 +12,16 @@ only in operand ``k`` get the gradient broadcast along them, and labels repeated
 in operand ``k`` (a diagonal, as in ``'ii->i'``) are scattered back onto that
 diagonal by one more einsum with a constant identity tensor.
 """
+import functools
+
 import numpy as np
 
 from .. import _dtype
 from .._dispatch import apply
-from .._tensor import _LEGACY_NAMES as _SCALAR_NAME, Tensor
+from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import xp_of
+from ._linalg_common import SCALAR_NAME, write_out
 
 __all__ = ["einsum", "tensordot"]
 
@@ -32,9 +35,7 @@ class EinsumBackward0(Node):
     """``out = einsum(in_labels -> out_labels)`` over operands of consistent sizes."""
 
     def forward(ctx, *operands, in_labels, out_labels):
-        letters = {}
-        terms = [_word(labels, letters) for labels in in_labels]
-        equation = ",".join(terms) + "->" + _word(out_labels, letters)
+        equation = _equation(in_labels, out_labels)
         arrays = [t._data for t in operands]
         xp = xp_of(operands[0])
         if len(arrays) == 1:
@@ -58,6 +59,14 @@ class EinsumBackward0(Node):
         need = ctx.needs_input_grad
         return tuple(_operand_grad(grad, operands, in_labels, out_labels, k, sizes) if need[k] else None
                      for k in range(len(in_labels)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _equation(in_labels, out_labels):
+    """The letter equation for integer labels, naming labels by letters in order of first use."""
+    letters = {}
+    terms = [_word(labels, letters) for labels in in_labels]
+    return ",".join(terms) + "->" + _word(out_labels, letters)
 
 
 def _word(labels, letters):
@@ -283,6 +292,9 @@ def _broadcast_sizes(operands, in_labels):
     return sizes
 
 
+_PLANS = {}   # (equation, operand shapes) -> plan; parsing costs more than a small einsum
+
+
 def einsum(*args):
     """Sums the product of the operands' elements over the subscripts not in the output.
 
@@ -301,32 +313,52 @@ def einsum(*args):
         if not operands:
             raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
                              "one operand and its subscripts list")
-        for k, t in enumerate(operands):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"einsum(): operand {k} must be a Tensor, not {type(t).__name__}")
-        in_labels, out_labels = _parse_equation(args[0], operands)
+        _check_operands(operands)
+        key = (args[0],) + tuple([t._data.shape for t in operands])
+        plan = _PLANS.get(key)
+        if plan is None:
+            in_labels, out_labels = _parse_equation(args[0], operands)
+            plan = _plan(operands, in_labels, out_labels)
+            if len(_PLANS) >= 1024:
+                _PLANS.clear()
+            _PLANS[key] = plan
     else:
         operands, in_labels, out_labels = _parse_sublists(args)
-        for k, t in enumerate(operands):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"einsum(): operand {k} must be a Tensor, not {type(t).__name__}")
+        _check_operands(operands)
+        plan = _plan(operands, in_labels, out_labels)
+    in_labels, out_labels, shapes, sums = plan
     first = operands[0]._dtype
     for t in operands[1:]:
         if t._dtype is not first:
-            raise RuntimeError(f"expected scalar type {_SCALAR_NAME[first]} but found {_SCALAR_NAME[t._dtype]}")
+            raise RuntimeError(f"expected scalar type {SCALAR_NAME[first]} but found {SCALAR_NAME[t._dtype]}")
+    operands = [t if shape is None else t.reshape(shape) for t, shape in zip(operands, shapes)]
+    if sums and len(operands) == 1 and first._category < 2 and first is not _dtype.int64:
+        operands[0] = operands[0].to(_dtype.int64)   # a sum of small integers gives int64, as in PyTorch
+    return apply(EinsumBackward0, *operands, in_labels=in_labels, out_labels=out_labels)
+
+
+def _check_operands(operands):
+    for k, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"einsum(): operand {k} must be a Tensor, not {type(t).__name__}")
+
+
+def _plan(operands, in_labels, out_labels):
+    """``(labels per operand, output labels, new shape per operand or None, whether labels are summed)``:
+    ellipses expanded, sizes checked, size-1 dimensions that broadcast squeezed out."""
     in_labels, out_labels = _expand_ellipses(operands, in_labels, out_labels)
     sizes = _broadcast_sizes(operands, in_labels)
-    operands = list(operands)
+    shapes = []
     for k, (t, labels) in enumerate(zip(operands, in_labels)):
         shape = t._data.shape
         keep = [d for d, label in enumerate(labels) if shape[d] == sizes[label]]
         if len(keep) < len(labels):
-            operands[k] = t.reshape(tuple(shape[d] for d in keep))
+            shapes.append(tuple(shape[d] for d in keep))
             in_labels[k] = [labels[d] for d in keep]
-    if len(operands) == 1 and first._category < 2 and first is not _dtype.int64 and \
-            not set(in_labels[0]) <= set(out_labels):
-        operands[0] = operands[0].to(_dtype.int64)   # a sum of small integers gives int64, as in PyTorch
-    return einsum_labels(operands, in_labels, out_labels)
+        else:
+            shapes.append(None)
+    sums = not set().union(*in_labels) <= set(out_labels)
+    return tuple(tuple(x) for x in in_labels), tuple(out_labels), shapes, sums
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -354,11 +386,7 @@ def tensordot(a, b, dims=2, out=None):
             fresh += 1
     out_labels = [labels_a[i] for i in range(a._data.ndim) if i not in dims_a] + \
         [labels_b[i] for i in range(b._data.ndim) if i not in dims_b]
-    result = einsum_labels([a, b], [labels_a, labels_b], out_labels)
-    if out is not None:
-        from .arithmetic import _maybe_out
-        return _maybe_out(result, out)
-    return result
+    return write_out(einsum_labels([a, b], [labels_a, labels_b], out_labels), out)
 
 
 def _tensordot_dims(a, b, dims):

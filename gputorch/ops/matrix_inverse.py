@@ -8,6 +8,7 @@ from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import sum_to_shape, xp_of
+from ._linalg_common import SCALAR_NAME, mT, write_out
 from .registry import tensor_method
 
 __all__ = ["inverse", "det"]
@@ -15,10 +16,6 @@ __all__ = ["inverse", "det"]
 
 class LinAlgError(RuntimeError):
     """A linear-algebra routine failed on its input (a singular matrix, ...)."""
-
-
-def _mT(t):
-    return t.transpose(-2, -1)
 
 
 def _check_square(name, t):
@@ -36,8 +33,7 @@ def _check_square(name, t):
 def _check_float(name, t):
     dt = t._dtype
     if dt._category != 2:
-        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{dt.name.capitalize().replace('Int64', 'Long').replace('Int32', 'Int')}")
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {SCALAR_NAME[dt]}")
     if dt.itemsize < 4:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
 
@@ -60,7 +56,7 @@ class LinalgInvExBackward0(Node):
         return _linalg_call("linalg.inv", xp_of(a).linalg.inv, a._data)
 
     def backward(ctx, grad):
-        inv_t = _mT(ctx.saved_result)
+        inv_t = mT(ctx.saved_result)
         return -(inv_t @ grad @ inv_t)
 
 
@@ -74,7 +70,7 @@ class LinalgDetBackward0(Node):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         scale = grad * ctx.saved_result
-        return scale.reshape(scale._data.shape + (1, 1)) * _mT(inv(a))
+        return scale.reshape(scale._data.shape + (1, 1)) * mT(inv(a))
 
 
 class LinalgSolveExBackward0(Node):
@@ -102,14 +98,14 @@ class LinalgSolveExBackward0(Node):
         (a,) = ctx.saved_tensors
         a_shape, b_shape = ctx.shapes
         need = ctx.needs_input_grad
-        gb = apply(LinalgSolveExBackward0, _mT(a), grad, ctx.vector)
+        gb = apply(LinalgSolveExBackward0, mT(a), grad, ctx.vector)
         ga = None
         if need[0]:
             x = ctx.saved_result
             if ctx.vector:
                 ga = -(gb.reshape(gb._data.shape + (1,)) * x.reshape(x._data.shape[:-1] + (1, x._data.shape[-1])))
             else:
-                ga = -(gb @ _mT(x))
+                ga = -(gb @ mT(x))
             ga = sum_to_shape(ga, a_shape)
         return ga, (sum_to_shape(gb, b_shape) if need[1] else None)
 
@@ -117,13 +113,13 @@ class LinalgSolveExBackward0(Node):
 def inv(A, *, out=None):
     """Inverse of a square matrix (or of each matrix in a batch)."""
     _check_square("linalg.inv", A)
-    return _write(apply(LinalgInvExBackward0, A), out)
+    return write_out(apply(LinalgInvExBackward0, A), out)
 
 
 def det(A, *, out=None):
     """Determinant of a square matrix (or of each matrix in a batch)."""
     _check_square("linalg.det", A)
-    return _write(apply(LinalgDetBackward0, A), out)
+    return write_out(apply(LinalgDetBackward0, A), out)
 
 
 def solve(A, B, *, left=True, out=None):
@@ -134,14 +130,14 @@ def solve(A, B, *, left=True, out=None):
         raise TypeError(f"linalg.solve(): argument 'B' must be Tensor, not {type(B).__name__}")
     if A._dtype is not B._dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
-                           f"{A._dtype.name.capitalize()} and B of type {B._dtype.name.capitalize()} instead")
+                           f"{SCALAR_NAME[A._dtype]} and B of type {SCALAR_NAME[B._dtype]} instead")
     a_shape, b_shape = A._data.shape, B._data.shape
     vector = len(b_shape) == 1 or (len(b_shape) == len(a_shape) - 1 and b_shape == a_shape[:-1])
     if not left:
         if vector:
             raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for "
                                "left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
-        return _write(_mT(solve(_mT(A), _mT(B))), out)
+        return write_out(mT(solve(mT(A), mT(B))), out)
     n = a_shape[-1]
     rows, cols = (b_shape[-1], 1) if vector else b_shape[-2:]
     batch_ok = True
@@ -152,7 +148,7 @@ def solve(A, B, *, left=True, out=None):
     if rows != n or not batch_ok:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                            f"({a_shape[-2]}x{n} and {rows}x{cols})")
-    return _write(apply(LinalgSolveExBackward0, A, B, vector), out)
+    return write_out(apply(LinalgSolveExBackward0, A, B, vector), out)
 
 
 def _broadcast(s1, s2):
@@ -163,13 +159,6 @@ def _broadcast(s1, s2):
         if x != y and x != 1 and y != 1:
             raise ValueError("shapes do not broadcast")
     return tuple(max(x, y) if x and y else 0 for x, y in zip(s1, s2))
-
-
-def _write(result, out):
-    if out is None:
-        return result
-    from .arithmetic import _maybe_out
-    return _maybe_out(result, out)
 
 
 @tensor_method("inverse")
