@@ -37,11 +37,29 @@ def operand_arrays(a, b):
             return _cast(a._data, dt), _cast(b._data, dt), dt
         b = as_number(b)
         dt = da if _fits_scalar(da, b) else _dtype.result_dtype((a, b))
+        if dt._category == 1 and type(b) is int:
+            b = _wrap_int(b, dt)
         return _cast(a._data, dt), b, dt
     a = as_number(a)
     db = b._dtype
     dt = db if _fits_scalar(db, a) else _dtype.result_dtype((a, b))
+    if dt._category == 1 and type(a) is int:
+        a = _wrap_int(a, dt)
     return a, _cast(b._data, dt), dt
+
+
+_INT_BITS = {d: (d.itemsize * 8, d.is_signed) for d in _dtype.ALL_DTYPES if d._category == 1}
+
+
+def _wrap_int(value, dt):
+    """A Python int taken in integer dtype ``dt`` wraps around as in PyTorch (uint8 and -1 -> 255);
+    NumPy would raise OverflowError instead."""
+    bits, signed = _INT_BITS[dt]
+    lo = -(1 << (bits - 1)) if signed else 0
+    if lo <= value < lo + (1 << bits):
+        return value
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
 def _fits_scalar(d, scalar):

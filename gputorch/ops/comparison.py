@@ -456,6 +456,8 @@ class WhereBackward0(Node):
 
     def backward(ctx, grad):
         (condition,) = ctx.saved_tensors
+        if condition._dtype is not _dtype.bool:
+            condition = condition != 0        # (a deprecated uint8 condition)
         need = ctx.needs_input_grad
         grads = [None]
         k = 1

@@ -33,6 +33,7 @@ __all__ = [
     "trunc_", "fix_", "frac_", "clamp_", "clip_", "clamp_min_", "clamp_max_", "nan_to_num_", "xlogy_",
 ]
 
+_HALF = _dtype.float16.np
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -43,6 +44,15 @@ def _floating(a):
     """The array of ``a`` in a floating dtype (integer and bool inputs: the default float dtype)."""
     x = a._data
     return x if a._dtype._category == 2 else x.astype(_dtype.get_default_dtype().np)
+
+
+def _compute_dtype_array(a):
+    """Like ``_floating``, with float16 taken up to float32 (for multi-step formulas, so that the
+    result is rounded to half once); returns the array and the result dtype to cast back to."""
+    x = _floating(a)
+    if x.dtype == _HALF:
+        return x.astype("float32"), _HALF
+    return x, None
 
 
 def _zeros(grad):
@@ -167,9 +177,11 @@ class RsqrtBackward0(Node):
 
     def forward(ctx, a):
         xp = xp_of(a)
+        x, back = _compute_dtype_array(a)
         with quiet_errors():
-            r = xp.sqrt(_floating(a))
-            return xp.reciprocal(r, out=r)
+            r = xp.sqrt(x)
+            xp.reciprocal(r, out=r)
+        return r if back is None else r.astype(back)
 
     def backward(ctx, grad):
         return -0.5 * grad * ctx.saved_result ** 3
@@ -298,11 +310,13 @@ class SigmoidBackward0(Node):
 
     def forward(ctx, a):
         xp = xp_of(a)
+        x, back = _compute_dtype_array(a)
         with quiet_errors():
-            e = xp.negative(_floating(a))
+            e = xp.negative(x)
             xp.exp(e, out=e)          # exp(-x) overflows to inf for x << 0: 1 / inf = 0
             e += 1
-            return xp.reciprocal(e, out=e)
+            xp.reciprocal(e, out=e)
+        return e if back is None else e.astype(back)
 
     def backward(ctx, grad):
         r = ctx.saved_result
@@ -730,9 +744,10 @@ def _float_pair(a, b):
     """Both operands' arrays in their promoted dtype, made floating when it is not."""
     x, y, dt = operand_arrays(a, b)
     if dt._category != 2:
+        # each operand goes to float from its own dtype (not through the common integer dtype)
         f = _dtype.get_default_dtype().np
-        x = x.astype(f) if hasattr(x, "astype") else float(x)
-        y = y.astype(f) if hasattr(y, "astype") else float(y)
+        x = a._data.astype(f) if isinstance(a, Tensor) else float(a)
+        y = b._data.astype(f) if isinstance(b, Tensor) else float(b)
     return x, y
 
 

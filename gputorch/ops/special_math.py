@@ -37,7 +37,7 @@ import numpy as np
 
 __all__ = ["erf", "erfc", "erfinv"]
 
-_BLOCK = 1 << 15          # elements per block on NumPy
+_BLOCK_BYTES = 1 << 18    # bytes of the working dtype per block on NumPy
 _SPLIT = 1.0              # erf: polynomial below, erfc tail at and above
 _T_SCALE = 3.0            # t = _T_SCALE / (_T_SCALE + a)
 
@@ -108,7 +108,7 @@ def _blockwise(kernel, x, xp, work_dtype):
     dst = out.reshape(-1)
     n = src.size
     # NumPy: blocks that fit in cache. Array libraries on a GPU want the whole array at once.
-    step = _BLOCK if xp is np else max(n, 1)
+    step = _BLOCK_BYTES // np.dtype(work_dtype).itemsize if xp is np else max(n, 1)
     with np.errstate(all="ignore"):
         for i in range(0, n, step):
             block = src[i:i + step]
@@ -227,8 +227,9 @@ def _erfinv64(x, xp):
     # One Halley step on f(y) = erf(y) - a, f' = 2/sqrt(pi) exp(-y^2), f''/f' = -2y.
     small = _erf_small(y, xp)
     small -= a                            # erf(y) - a, for y < 1
-    tail = _erfcx_tail(xp.clip(y, _SPLIT, 28.0), xp)
-    tail *= _exp_neg_square(xp.clip(y, _SPLIT, 28.0), xp)
+    yc = xp.clip(y, _SPLIT, 28.0)
+    tail = _erfcx_tail(yc, xp)
+    tail *= _exp_neg_square(yc, xp)
     xp.subtract(1.0 - a, tail, out=tail)  # (1 - a) - erfc(y), for y >= 1 (1 - a is exact there)
     r = _pick(_mask(y < _SPLIT, x.dtype), small, tail)
     e = y * y

@@ -321,3 +321,22 @@ def test_empty_and_zero_dim(device):
     assert ((s > 1) & True).item() is True
     nc = gputorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device).t()
     assert to_numpy(nc > 2.5).tolist() == [[False, True], [False, True]]
+
+
+def test_out_of_range_int_scalars_wrap_like_torch(device):
+    torch = pytest.importorskip("torch")
+    data = np.array([0, 1, 255], dtype=np.uint8)
+    g, t = gputorch.tensor(data, device=device), torch.tensor(data)
+    for op in [operator.eq, operator.lt, operator.ge, operator.and_, operator.xor]:
+        assert_close(op(g, -1), op(t, -1))
+        assert_close(op(g, 256 + 7), op(t, 256 + 7))
+    i8 = np.array([44, -1], dtype=np.int8)
+    assert_close(gputorch.tensor(i8, device=device) == 300, torch.tensor(i8) == 300)
+
+
+def test_float_ops_convert_each_integer_operand_directly(device):
+    torch = pytest.importorskip("torch")
+    a = np.array([3, 4], dtype=np.uint8)
+    b = np.array(-3)                      # 0-dim int64: the common integer dtype would be uint8
+    assert_close(gputorch.atan2(gputorch.tensor(a, device=device), gputorch.tensor(b, device=device)),
+                 torch.atan2(torch.tensor(a), torch.tensor(b)))
