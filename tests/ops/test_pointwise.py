@@ -511,3 +511,32 @@ def test_bad_inputs(device):
         gputorch.frac(gputorch.tensor([1, 2], device=device))
     with pytest.raises(NotImplementedError, match="floor"):
         gputorch.floor(gputorch.tensor([True], device=device))
+
+
+def test_inplace_binary_variants(device):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    x, y = rng.uniform(0.5, 2, (2, 3)), rng.uniform(0.5, 2, (3,))
+    cases = [("atan2_", (y,)), ("arctan2_", (y,)), ("hypot_", (y,)), ("xlogy_", (y,)), ("xlogy_", (2.0,)),
+             ("lerp_", (y, 0.3)), ("lerp_", (y, y)), ("clamp_min_", (y,)), ("clamp_max_", (1.0,)),
+             ("clamp_", (y, None)), ("clip_", (0.7, 1.2))]
+    for name, args in cases:
+        g = gputorch.tensor(x, device=device)
+        t = torch.tensor(x)
+        gargs = [gputorch.tensor(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
+        targs = [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        assert getattr(g, name)(*gargs) is g
+        getattr(t, name)(*targs)
+        assert_close(g, t, rtol=1e-14, atol=1e-14)
+
+
+def test_out_for_binary_and_clamp(device):
+    a = gputorch.tensor([1.0, 4.0], device=device)
+    b = gputorch.tensor([3.0, 2.0], device=device)
+    for fn, expected in [(lambda out: gputorch.maximum(a, b, out=out), [3.0, 4.0]),
+                         (lambda out: gputorch.clamp(a, 2.0, 3.0, out=out), [2.0, 3.0]),
+                         (lambda out: gputorch.lerp(a, b, 0.5, out=out), [2.0, 3.0]),
+                         (lambda out: gputorch.round(a / 3, decimals=1, out=out), [0.3, 1.3])]:
+        out = gputorch.empty(2, device=device)
+        assert fn(out) is out
+        assert_close(out, np.array(expected, dtype=np.float32))
