@@ -41,6 +41,15 @@ def _sizes(size, name="size"):
     return tuple(out)
 
 
+def _size_arg(sizes, size):
+    """Sizes given positionally (any form ``_sizes`` takes) or as the ``size=`` keyword."""
+    if size is not None:
+        if sizes:
+            raise TypeError("size given both positionally and as a keyword")
+        sizes = (size,)
+    return _sizes(sizes)
+
+
 def _on_device(dev, make, *args):
     """Run the array-making function ``make(xp, *args)`` with ``dev`` current."""
     ctx = dev._ctx
@@ -350,19 +359,20 @@ def _fill_value(value):
     return value
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])``, ``zeros(t.shape)``."""
-    return _factory(0, _sizes(size), dtype, device, requires_grad, out)
+def zeros(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    """A tensor of zeros: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros([2, 3])``, ``zeros(t.shape)``,
+    ``zeros(size=(2, 3))``."""
+    return _factory(0, _size_arg(sizes, size), dtype, device, requires_grad, out)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
-    return _factory(1, _sizes(size), dtype, device, requires_grad, out)
+def ones(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False):
+    return _factory(1, _size_arg(sizes, size), dtype, device, requires_grad, out)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
+def empty(*sizes, size=None, out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None):
     """An uninitialised tensor."""
-    return _factory(None, _sizes(size), dtype, device, requires_grad, out)
+    return _factory(None, _size_arg(sizes, size), dtype, device, requires_grad, out)
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,

@@ -19,7 +19,7 @@ from ..autograd.node import Node
 from ..random import generator_for
 from ._common import quiet_errors
 from .conversion import resolve_device
-from .creation import _leaf, _on_device, _sizes, _write_out
+from .creation import _leaf, _on_device, _size_arg, _sizes, _write_out
 from .registry import tensor_method
 
 __all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
@@ -60,14 +60,6 @@ def _uniform(engine, xp, shape, np_dtype):
 
 def _standard_normal(engine, xp, shape, np_dtype):
     return engine.standard_normal(shape, np_dtype)
-
-
-def _size_arg(sizes, size):
-    if size is not None:
-        if sizes:
-            raise TypeError("size given both positionally and as a keyword")
-        sizes = (size,)
-    return _sizes(sizes)
 
 
 # ---------------------------------------------------------------- factories
@@ -201,7 +193,7 @@ class _ZeroGradSample(Node):
                      for shape, need in zip(ctx.shapes, ctx.needs_input_grad))
 
 
-def _normal_array(ctx, xp, mean, std, generator, dev):
+def _normal_array(ctx, mean, std, generator, dev):
     ctx.shapes = [t._data.shape for t in (mean, std) if isinstance(t, Tensor)]
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
@@ -220,14 +212,14 @@ class NormalBackward1(_ZeroGradSample):
     """normal(Tensor mean, float std)."""
 
     def forward(ctx, mean, std, generator=None):
-        return _normal_array(ctx, mean._device.backend.xp, mean, std, generator, mean._device)
+        return _normal_array(ctx, mean, std, generator, mean._device)
 
 
 class NormalBackward2(_ZeroGradSample):
     """normal(float mean, Tensor std)."""
 
     def forward(ctx, mean, std, generator=None):
-        return _normal_array(ctx, std._device.backend.xp, mean, std, generator, std._device)
+        return _normal_array(ctx, mean, std, generator, std._device)
 
 
 class NormalBackward3(_ZeroGradSample):
@@ -239,7 +231,7 @@ class NormalBackward3(_ZeroGradSample):
         except ValueError:
             raise RuntimeError(f"normal: the shapes of mean {list(mean.shape)} and std {list(std.shape)} "
                                "do not broadcast") from None
-        return _normal_array(ctx, mean._device.backend.xp, mean, std, generator, mean._device)
+        return _normal_array(ctx, mean, std, generator, mean._device)
 
 
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
