@@ -9,7 +9,7 @@ import warnings
 
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
-from .._tensor import Tensor
+from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from ..autograd.node import Node
 from ._common import Number, check_operand, operand_arrays, quiet_errors, sum_to_shape, write_out, xp_of
 from .registry import tensor_method
@@ -41,8 +41,8 @@ def broadcast_error(*tensors):
 
 def _zero_grads(ctx, grad):
     """Zero gradients, one per tensor input (comparisons are piecewise constant)."""
-    xp = xp_of(grad)
-    return tuple(Tensor._make(xp.zeros(shape, dt.np), grad._device, dt) for shape, dt in ctx.metas)
+    from .creation import zeros
+    return tuple(zeros(shape, dtype=dt, device=grad._device) for shape, dt in ctx.metas)
 
 
 def _record_metas(ctx, *args):
@@ -292,7 +292,6 @@ class BitwiseNotBackward0(Node):
         return xp_of(a).invert(a._data)
 
 
-_LEGACY = {_dtype.float16: "Half", _dtype.float32: "Float", _dtype.float64: "Double"}
 
 
 def _bitwise(name, symbol, node):
@@ -519,18 +518,13 @@ def _closeness_check(name, input, other, rtol, atol):
     _require_tensor(name, input, "input", 1)
     _require_tensor(name, other, "other", 2)
     if input._dtype is not other._dtype:
-        raise RuntimeError(f"{_LEGACY_ALL[input._dtype]} did not match {_LEGACY_ALL[other._dtype]}")
+        raise RuntimeError(f"{_LEGACY[input._dtype]} did not match {_LEGACY[other._dtype]}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
 
 
-_LEGACY_ALL = {
-    _dtype.bool: "Bool", _dtype.uint8: "Byte", _dtype.int8: "Char", _dtype.int16: "Short",
-    _dtype.int32: "Int", _dtype.int64: "Long", _dtype.float16: "Half", _dtype.float32: "Float",
-    _dtype.float64: "Double",
-}
 
 
 class IscloseBackward0(Node):

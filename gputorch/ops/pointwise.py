@@ -11,7 +11,7 @@ import math
 
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
-from .._tensor import Tensor
+from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from ..autograd.node import Node
 from . import special_math
 from ._common import (Number, check_operand, first_tensor, grad_for, operand_arrays, quiet_errors,
@@ -57,7 +57,8 @@ def _compute_dtype_array(a):
 
 def _zeros(grad):
     """The zero gradient of ops that are piecewise constant (rounding, sign)."""
-    return Tensor._make(xp_of(grad).zeros(grad._data.shape, grad._data.dtype), grad._device, grad._dtype)
+    from .creation import zeros_like
+    return zeros_like(grad)
 
 
 def _const(array, like):
@@ -75,11 +76,6 @@ def _require_tensor(name, value, arg="other", position=2):
                         f"not {type(value).__name__}")
 
 
-_LEGACY = {
-    _dtype.bool: "Bool", _dtype.uint8: "Byte", _dtype.int8: "Char", _dtype.int16: "Short",
-    _dtype.int32: "Int", _dtype.int64: "Long", _dtype.float16: "Half", _dtype.float32: "Float",
-    _dtype.float64: "Double",
-}
 
 
 # ================================================================ exponentials and logarithms
