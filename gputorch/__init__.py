@@ -18,6 +18,7 @@ from .ops.pointwise import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
+from .ops.ternary import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401

@@ -1,0 +1,2 @@
+"""Ternary pointwise ops: addcmul, addcdiv."""
+__all__ = []
