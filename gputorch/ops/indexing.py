@@ -225,7 +225,8 @@ def _indexed(t, index):
 
 def _scatter_into_zeros(grad, shape, index, accumulate=True):
     """Zeros of ``shape`` with ``grad`` written (or added) at ``index``; differentiable in ``grad``."""
-    z = Tensor._make(xp_of(grad).zeros(shape, grad._data.dtype), grad._device, grad._dtype)
+    with _on_device(grad):
+        z = Tensor._make(xp_of(grad).zeros(shape, grad._data.dtype), grad._device, grad._dtype)
     return apply_inplace(IndexPutBackward0, z, grad, index=index, accumulate=accumulate, inplace=True)
 
 
@@ -240,6 +241,8 @@ def _write(xp, target, key, value, accumulate=False):
     except ValueError as e:
         if "read-only" in str(e):
             raise RuntimeError(_OVERLAP) from None
+        if "broadcast" not in str(e) and "shape mismatch" not in str(e):
+            raise
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(getattr(value, 'shape', ()))} cannot be "
                            f"broadcast to indexing result of shape {list(target[key].shape)}") from None
 
@@ -308,7 +311,34 @@ def setitem(self, key, value):
     if not isinstance(value, (Tensor, numbers.Number)):
         from .creation import tensor
         value = tensor(value, dtype=self._dtype, device=self._device)
+    elif isinstance(value, Tensor):
+        if not index.advanced:
+            _check_expandable(self._data[index.post].shape, value._data.shape)
+        elif value._dtype is not self._dtype and not (value._data.ndim == 0 and _is_single_mask(index)):
+            _check_same_dtype(self, value)
     apply_inplace(IndexPutBackward0, self, value, index=index, inplace=True)
+
+
+def _check_expandable(shape, value_shape):
+    """PyTorch's error when ``value_shape`` does not broadcast to ``shape`` (basic-index assignment;
+    leading size-1 dims of the value are dropped first)."""
+    vs = list(value_shape)
+    while len(vs) > len(shape) and vs[0] == 1:
+        vs.pop(0)
+    if len(vs) > len(shape):
+        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({len(vs)})")
+    lead = len(shape) - len(vs)
+    for i, v in enumerate(vs):
+        if v != 1 and v != shape[lead + i]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size "
+                               f"({v}) at non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  "
+                               f"Tensor sizes: {vs}")
+
+
+def _is_single_mask(index):
+    arrays = [k for k in index.post if hasattr(k, "dtype")]
+    return index.pre is None and len(arrays) == 1 and arrays[0].dtype == bool
 
 
 def _put_indices(self, indices):
@@ -329,8 +359,20 @@ def _check_same_dtype(self, values):
 
 
 def _legacy(dt):
+    """PyTorch's ScalarType name of ``dt`` ("Float", "Long", ...), as its error messages print it."""
     return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
+
+
+def _c_name(dt):
+    """The C type name of ``dt`` ("float", "long int", ...), as some PyTorch messages print it."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[dt.name]
+
+
+def _check_source_dtype(self, source, message):
+    if isinstance(source, Tensor) and source._dtype is not self._dtype:
+        raise RuntimeError(message.format(self=_legacy(self._dtype), src=_legacy(source._dtype)))
 
 
 @tensor_method("index_put_")
@@ -448,11 +490,12 @@ def _check_mask(mask, name):
     if not isinstance(mask, Tensor):
         raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
     if mask._dtype is not _dtype.bool:
-        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {mask._dtype.name}")
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {_c_name(mask._dtype)}")
 
 
 def _invert(mask):
-    return Tensor._make(~mask._data, mask._device, _dtype.bool)
+    with _on_device(mask):
+        return Tensor._make(~mask._data, mask._device, _dtype.bool)
 
 
 class MaskedFillBackward0(Node):
@@ -486,7 +529,7 @@ class MaskedFillBackward1(MaskedFillBackward0):
 
 def _masked_fill_args(self, mask, value, name):
     _check_mask(mask, name)
-    _broadcast_pair(self._data.shape, mask._data.shape)
+    _broadcast_pair(mask._data.shape, self._data.shape)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -563,12 +606,14 @@ class MaskedScatterBackward0(Node):
 def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` is True filled by consecutive elements of ``source``."""
     _check_mask(mask, "masked_scatter_")
+    _check_source_dtype(input, source, "masked_scatter: expected self and source to have same dtypes but got{self} and {src}")
     return apply(MaskedScatterBackward0, input, mask, source)
 
 
 @tensor_method("masked_scatter_")
 def masked_scatter_(self, mask, source):
     _check_mask(mask, "masked_scatter_")
+    _check_source_dtype(self, source, "masked_scatter: expected self and source to have same dtypes but got{self} and {src}")
     return apply_inplace(MaskedScatterBackward0, self, mask, source)
 
 
@@ -646,6 +691,9 @@ def _along_key(xp, idx, dim):
             shape[d] = idx.shape[d]
             key.append(xp.arange(idx.shape[d]).reshape(shape))
     return tuple(key)
+
+
+_SCATTER_DTYPE = "scatter(): Expected self.dtype to be equal to src.dtype"
 
 
 def _gather_checks(self, dim, index, name, src=None):
@@ -781,6 +829,7 @@ def _scatter_args(self, dim, index, src, reduce, name):
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
     if isinstance(src, Tensor):
         d, arr = _gather_checks(self, dim, index, name, src)
+        _check_source_dtype(self, src, _SCATTER_DTYPE)
         return ScatterBackward0, d, arr
     if not isinstance(src, (numbers.Number, np.bool_)):
         raise TypeError(f"{name}(): argument 'src' must be Tensor or Number, not {type(src).__name__}")
@@ -807,12 +856,14 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at the positions ``index`` gives along ``dim`` (repeats add up)."""
     d, arr = _gather_checks(input, dim, index, "scatter_add", src)
+    _check_source_dtype(input, src, _SCATTER_DTYPE)
     return apply(ScatterAddBackward0, input, src, d, arr, "add")
 
 
 @tensor_method("scatter_add_")
 def scatter_add_(self, dim, index, src):
     d, arr = _gather_checks(self, dim, index, "scatter_add_", src)
+    _check_source_dtype(self, src, _SCATTER_DTYPE)
     return apply_inplace(ScatterAddBackward0, self, src, d, arr, "add")
 
 
@@ -843,6 +894,10 @@ def _source_checks(self, dim, index, source, name):
     d, arr = _vector_index(self, dim, index, name)
     if not isinstance(source, Tensor):
         raise TypeError(f"{name}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    _check_source_dtype(self, source, "index_add_(): self ({self}) and source ({src}) must have the same scalar type"
+                        if name == "index_add_" else
+                        "index_copy_(): self and source expected to have the same dtype, but got (self) {self} and "
+                        "(source) {src}")
     x, s = self._data.shape, source._data.shape
     sdim = s[d] if len(s) > d else 1
     if arr.size != sdim:
@@ -1022,14 +1077,20 @@ class PutBackward0(Node):
         return ga, gs
 
 
+_PUT_DTYPE = ("put_(): self and source expected to have the same dtype, but got self.dtype = {self} and "
+              "source.dtype = {src}")
+
+
 @tensor_method("put")
 def put(input, index, source, accumulate=False):
     """``input`` with ``source`` written (or added) at ``index`` of its flattened view."""
+    _check_source_dtype(input, source, _PUT_DTYPE)
     return apply(PutBackward0, input, source, _flat_index(input, index, "put_"), accumulate)
 
 
 @tensor_method("put_")
 def put_(self, index, source, accumulate=False):
+    _check_source_dtype(self, source, _PUT_DTYPE)
     return apply_inplace(PutBackward0, self, source, _flat_index(self, index, "put_"), accumulate)
 
 
@@ -1171,6 +1232,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d, arr = _gather_checks(input, dim, index, "scatter_reduce", src)
+    _check_source_dtype(input, src, _SCATTER_DTYPE)
     return apply(ScatterReduceBackward0, input, src, d, arr, reduce, include_self)
 
 
@@ -1179,6 +1241,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     d, arr = _gather_checks(self, dim, index, "scatter_reduce_", src)
+    _check_source_dtype(self, src, _SCATTER_DTYPE)
     return apply_inplace(ScatterReduceBackward0, self, src, d, arr, reduce, include_self)
 
 
