@@ -32,10 +32,10 @@ def test_quickstart_moves_dtype_on_cpu(capsys):
         pytest.skip("with a GPU the quickstart moves to CUDA instead")
     result = quickstart.main(device="cpu", epochs=8, log_every=1)
     out = capsys.readouterr().out
-    assert result["moves"] == ["to(torch.float64) on the CPU (no GPU here)", "back to(torch.float32)"]
-    assert "epoch    4: moved parameters and data to(torch.float64)" in out
-    assert "float64; training continues" in out
-    assert "epoch    6: moved parameters and data back to(torch.float32)" in out
+    assert result["moves"] == ["to(gputorch.float64) on the CPU (no GPU here)", "back to(gputorch.float32)"]
+    assert "epoch    4: moved parameters and data to(gputorch.float64)" in out
+    assert "-> cpu, gputorch.float64; training continues" in out
+    assert "epoch    6: moved parameters and data back to(gputorch.float32)" in out
     assert out.count("loss ") == 8 and "final accuracy:" in out
 
 

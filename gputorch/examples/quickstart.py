@@ -68,8 +68,8 @@ def plan_moves(device):
     if other is not None:
         return [(0.5, other, torch.float32, f"to('{other}')"),
                 (0.75, device, torch.float32, f"back to('{device}')")]
-    return [(0.5, device, torch.float64, "to(torch.float64) on the CPU (no GPU here)"),
-            (0.75, device, torch.float32, "back to(torch.float32)")]
+    return [(0.5, device, torch.float64, f"to({torch.float64}) on the CPU (no GPU here)"),
+            (0.75, device, torch.float32, f"back to({torch.float32})")]
 
 
 def main(device="auto", epochs=300, lr=0.5, hidden=32, seed=0, log_every=50, verbose=True):
