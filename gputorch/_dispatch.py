@@ -123,6 +123,10 @@ def apply_inplace(cls, self, *args, **params):
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if recording:
         _check_inplace_allowed(self)
+        base = self._base
+        if base is not None and (self._grad_fn is not None or not base._requires_grad):
+            from .ops.indexing import inplace_on_view   # PyTorch's CopySlices: the base's history changes
+            return inplace_on_view(cls, self, args, params)
     old_history = (self._grad_fn, self._output_nr, self._requires_grad)
     if recording and saved_hooks.STACK:
         # Saved-tensor hooks may keep ``self`` itself (no version check then): let the op see,
@@ -167,13 +171,9 @@ def _check_inplace_allowed(self):
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation.")
     base = self._base
-    if base is not None and base._requires_grad:
-        if base._grad_fn is None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
-            "in-place operation on a view of a tensor that requires grad is not supported by gputorch "
-            "yet; use the out-of-place op (e.g. `y = x.clone(); y[...] = ...`) or write to the base tensor")
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _snapshot_saved_self(node, self, old_history):

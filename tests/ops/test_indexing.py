@@ -524,3 +524,92 @@ def test_errors_match_torch(case):
     with pytest.raises(exc) as info:
         fn(torch.zeros(3, 4), torch.tensor)
     assert message in str(info.value)
+
+
+# In-place ops on views of tensors with history (PyTorch's CopySlices): the base's grad_fn changes.
+# name: fn(m, x, w) -> tensor; x (3, 4) and w (4,) require grad
+VIEW_INPLACE = {
+    "mul_row": lambda m, x, w: _modify(x * 1, lambda y: y[1].mul_(2)),
+    "mul_by_tensor": lambda m, x, w: _modify(x * 1, lambda y: y[:, 1:3].mul_(w[:2])),
+    "add_then_use_view": lambda m, x, w: _use_view(x * 1, lambda v: v.add_(w)),
+    "twice": lambda m, x, w: _modify(x * 1, lambda y: y[2].mul_(w).add_(w.exp())),
+    "setitem_on_view": lambda m, x, w: _modify(x * 1, lambda y: y[0].__setitem__(slice(1, 3), w[1:3] * 2)),
+    "scalar_view": lambda m, x, w: _modify(x * 1, lambda y: y[1][2].mul_(w[0])),
+    "view_of_view": lambda m, x, w: _modify(x * 1, lambda y: y.view(12)[2:6].mul_(w)),
+    "diagonal": lambda m, x, w: _modify(x * 1, lambda y: y.diagonal().mul_(w[:3])),
+    "transposed_view": lambda m, x, w: _modify(x * 1, lambda y: y.t()[1].copy_(w[:3])),
+    "permuted_base": lambda m, x, w: _modify(x.t() * 2, lambda y: y[2].mul_(w[:3])),
+    "no_grad_base": lambda m, x, w: _modify(m.zeros(3, 4, dtype=m.float64, device=x.device),
+                                            lambda y: y[1].copy_(w * x[0])),
+    "fill_view": lambda m, x, w: _modify(x * 1, lambda y: y[:, 0].fill_(w.sum())),
+    "base_then_view": lambda m, x, w: _modify(x * 1, lambda y: (y.mul_(w), y[0].div_(w))),
+}
+
+
+def _modify(y, op):
+    op(y)
+    return y * (y + 1)
+
+
+def _use_view(y, op):
+    v = y[1]
+    op(v)
+    return v * y.sum()
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_INPLACE))
+def test_inplace_on_view_parity(name, device):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    xd, wd = rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, 4)
+    results = []
+    for m in (gputorch, torch):
+        T = on(m, device)
+        x, w = T(xd, requires_grad=True), T(wd, requires_grad=True)
+        out = VIEW_INPLACE[name](m, x, w)
+        g = np.random.default_rng(4).standard_normal(tuple(out.shape))
+        out.backward(T(g))
+        results.append((out, x.grad, w.grad))
+    for ours, theirs in zip(*results):
+        if theirs is None:
+            assert ours is None
+        else:
+            assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_INPLACE))
+def test_inplace_on_view_gradcheck(name, device):
+    x = rand(3, 4, device=device, seed=1).detach().abs().add(0.5).requires_grad_()
+    w = rand(4, device=device, seed=2).detach().abs().add(0.5).requires_grad_()
+    fn = lambda a, b: VIEW_INPLACE[name](gputorch, a, b)  # noqa: E731
+    assert gradcheck(fn, (x, w))
+    assert gradgradcheck(fn, (x, w))
+
+
+def test_inplace_on_view_graph_and_versions(device):
+    x = rand(3, 4, device=device)
+    y = x * 1
+    v = y[1]
+    assert v.mul_(2) is v
+    assert type(y.grad_fn).__name__ == "CopySlices"
+    assert type(v.grad_fn).__name__ == "AsStridedBackward0"
+    assert y._version == v._version == 1
+    assert v._base is y
+    z = gputorch.zeros(2, 3, device=device)
+    w = rand(3, device=device)
+    z[1][:] = w
+    assert z.requires_grad and type(z.grad_fn).__name__ == "CopySlices"
+
+
+def test_inplace_on_view_errors(device):
+    x = rand(3, 4, device=device)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        x[0].mul_(2)
+    for pieces, name in [((x * 1).split(2), "Split"), ((x * 1).split([1, 2]), "SplitWithSizes"),
+                         ((x * 1).unbind(), "Unbind"), ((x * 1).chunk(2), "Split")]:
+        with pytest.raises(RuntimeError, match=f"Output 1 of {name} is a view and is being modified inplace"):
+            pieces[1].mul_(2)
+    with gputorch.no_grad():
+        x[0].mul_(2)   # allowed without recording
+    a, _ = (x * 1).detach().split(2)
+    a.mul_(2)   # views without history may be modified
