@@ -13,12 +13,10 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync, measure  # noqa: E402
+from timing import framework_sync, limit_threads, measure  # noqa: E402
 
 TITLE = "Autograd overhead (microseconds per step, median of repeats)"
 
@@ -27,6 +25,7 @@ TITLE = "Autograd overhead (microseconds per step, median of repeats)"
 
 def _leaves(fw, device, n, count):
     """`count` float32 leaf tensors of `n` elements in [1, 2) that require grad."""
+    import numpy as np  # imported late: see timing.limit_threads
     rng = np.random.default_rng(0)
     return [fw.tensor(rng.uniform(1, 2, size=n).astype(np.float32), device=device, requires_grad=True)
             for _ in range(count)]
@@ -83,6 +82,7 @@ def elementwise_chain(fw, device, n=1, backward=True, no_grad=False):
 def mlp_step(fw, device, sizes=(784, 256, 256, 10), batch=128, lr=0.01):
     """One SGD training step of an MLP written with raw tensors (no nn/optim): forward with
     ``@``/relu, cross-entropy via logsumexp against one-hot targets, backward, in-place update."""
+    import numpy as np
     rng = np.random.default_rng(0)
     params = []
     for n_in, n_out in zip(sizes[:-1], sizes[1:]):
@@ -183,7 +183,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=TITLE)
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
     parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
     args = parser.parse_args(argv)
+    limit_threads(args.threads)
     print(TITLE)
     print(format_table(run(args.device, args.quick)))
 

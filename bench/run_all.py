@@ -3,6 +3,7 @@
     python bench/run_all.py                 # CPU, full timing (about a minute)
     python bench/run_all.py --device cuda   # on a GPU machine
     python bench/run_all.py --quick         # smoke run: short samples, figures not meaningful
+    python bench/run_all.py --threads 0     # NumPy/torch thread pools at their defaults (default: 1)
 
 The gputorch measured is this checkout's (the repository root goes first on sys.path).
 A new benchmark is a module beside this one with ``TITLE``, ``run(device, quick) -> rows``
@@ -22,6 +23,8 @@ sys.path[:0] = [REPO, BENCH_DIR]
 
 BENCHMARKS = ["autograd_overhead"]
 
+from timing import THREAD_VARIABLES, limit_threads  # noqa: E402
+
 
 def environment(device):
     """What the figures depend on: versions, threads, machine, and the OpenBLAS settings."""
@@ -38,6 +41,7 @@ def environment(device):
         "gputorch": gputorch.__version__,
         "gputorch_path": os.path.dirname(gputorch.__file__),
         "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),
+        "threads": {var: os.environ.get(var) for var in THREAD_VARIABLES},
         "simulated_cuda": os.environ.get("GPUTORCH_SIMULATE_CUDA"),
     }
     try:
@@ -55,7 +59,10 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
     parser.add_argument("--out", default=os.path.join(BENCH_DIR, "results"),
                         help="folder for latest.md and latest.json (default: bench/results)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
     args = parser.parse_args(argv)
+    limit_threads(args.threads)
 
     env = environment(args.device)
     sections, results = [], {}
@@ -68,7 +75,8 @@ def main(argv=None):
     header = (f"# gputorch benchmarks\n\n{env['date']}, device {args.device}"
               f"{' (simulated)' if env['simulated_cuda'] and args.device.startswith('cuda') else ''}, "
               f"Python {env['python']}, NumPy {env['numpy']}, torch {env['torch'] or 'not installed'}"
-              f"{' (%d threads)' % env['torch_threads'] if env.get('torch_threads') else ''}, "
+              f"{' (threads: %d)' % env['torch_threads'] if env.get('torch_threads') else ''}, "
+              f"OPENBLAS_NUM_THREADS={env['threads']['OPENBLAS_NUM_THREADS']}, "
               f"{env['cpu_count']} CPUs ({env['processor']}), OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']}"
               f"{', QUICK RUN: figures not meaningful' if args.quick else ''}\n")
     markdown = "\n".join([header] + sections)

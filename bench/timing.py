@@ -6,10 +6,30 @@ samples. Per-call times are reported in microseconds: the median of the samples
 (the headline figure, robust to a busy machine) and the best (the floor).
 """
 import gc
+import os
 import statistics
+import sys
 import time
 
-__all__ = ["measure", "framework_sync"]
+__all__ = ["measure", "framework_sync", "limit_threads"]
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def limit_threads(n):
+    """Give NumPy's BLAS and torch's OpenMP pool ``n`` threads each (0: the libraries' defaults).
+
+    Must run before NumPy or torch is imported: the pools are sized when they load. On a
+    small shared machine two pools of "all cores" each oversubscribe it, and a spinning
+    pool can slow the other by an order of magnitude, so the benchmarks pin both.
+    """
+    if n <= 0:
+        return
+    loaded = [m for m in ("numpy", "torch") if m in sys.modules]
+    if loaded:
+        raise RuntimeError(f"limit_threads({n}) must run before {' and '.join(loaded)} is imported")
+    for var in THREAD_VARIABLES:
+        os.environ[var] = str(n)
 
 
 def _time_calls(fn, number, sync):
