@@ -115,7 +115,11 @@ def _convert(self, k):
     if isinstance(k, int):
         return "int", k, 1
     if isinstance(k, slice):
-        start, stop, step = (None if v is None else _as_int(v) for v in (k.start, k.stop, k.step))
+        start, stop, step = k.start, k.stop, k.step
+        if not (_plain(start) and _plain(stop) and _plain(step)):
+            start, stop, step = (None if v is None else _as_int(v) for v in (start, stop, step))
+        elif step is None:
+            return "slice", k, 1
         if step is not None and step <= 0:
             if step == 0:
                 raise ValueError("slice step cannot be zero")
@@ -126,6 +130,10 @@ def _convert(self, k):
     if isinstance(k, np.integer):
         return "int", int(k), 1
     raise IndexError(_BAD_INDEX.format(type(k).__name__))
+
+
+def _plain(v):
+    return v is None or type(v) is int
 
 
 def _as_int(v):
@@ -301,7 +309,12 @@ def getitem(self, key):
         if key >= size or key < -size:
             raise IndexError(f"index {key} is out of bounds for dimension 0 with size {size}")
         return apply_view(SelectBackward0, self, Key((key, Ellipsis)))
+    if type(key) is slice and key.step is None and _plain(key.start) and _plain(key.stop) and self._data.ndim:
+        return apply_view(SliceBackward0, self, Key((key, Ellipsis), key == _FULL))
     return _indexed(self, _parse(self, key))
+
+
+_FULL = slice(None)
 
 
 @tensor_method("__setitem__")
@@ -602,18 +615,21 @@ class MaskedScatterBackward0(Node):
         return ga, None, gs
 
 
+_MASKED_SCATTER_DTYPE = "masked_scatter: expected self and source to have same dtypes but got{self} and {src}"
+
+
 @tensor_method("masked_scatter")
 def masked_scatter(input, mask, source):
     """``input`` with the positions where ``mask`` is True filled by consecutive elements of ``source``."""
     _check_mask(mask, "masked_scatter_")
-    _check_source_dtype(input, source, "masked_scatter: expected self and source to have same dtypes but got{self} and {src}")
+    _check_source_dtype(input, source, _MASKED_SCATTER_DTYPE)
     return apply(MaskedScatterBackward0, input, mask, source)
 
 
 @tensor_method("masked_scatter_")
 def masked_scatter_(self, mask, source):
     _check_mask(mask, "masked_scatter_")
-    _check_source_dtype(self, source, "masked_scatter: expected self and source to have same dtypes but got{self} and {src}")
+    _check_source_dtype(self, source, _MASKED_SCATTER_DTYPE)
     return apply_inplace(MaskedScatterBackward0, self, mask, source)
 
 
@@ -706,13 +722,12 @@ def _gather_checks(self, dim, index, name, src=None):
                            f"{'self' if src is not None else 'input'} tensor")
     if src is not None and index._data.ndim != src._data.ndim and not (src._data.ndim <= 1 and index._data.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    too_big_self = any(ishape[i] > x.shape[i] for i in range(min(len(ishape), x.ndim)) if i != d)
+    bigger = [i for i in range(min(len(ishape), x.ndim)) if i != d and ishape[i] > x.shape[i]]
     too_big_src = src is not None and any(ishape[i] > src._data.shape[i] for i in range(len(ishape)))
-    if src is None and too_big_self:
-        raise RuntimeError(f"Size does not match at dimension {next(i for i in range(len(ishape)) if i != d and ishape[i] > x.shape[i])} "
-                           f"expected index {list(ishape)} to be no larger than self {list(x.shape)} apart from "
-                           f"dimension {d}")
-    if too_big_self or too_big_src:
+    if src is None and bigger:
+        raise RuntimeError(f"Size does not match at dimension {bigger[0]} expected index {list(ishape)} to be no "
+                           f"larger than self {list(x.shape)} apart from dimension {d}")
+    if bigger or too_big_src:
         raise RuntimeError(f"Expected index {list(ishape)} to be no larger than self {list(x.shape)} apart from "
                            f"dimension {d} and to be no larger size than src {list(src._data.shape)}")
     arr = index._data
@@ -830,6 +845,10 @@ def _scatter_args(self, dim, index, src, reduce, name):
     if isinstance(src, Tensor):
         d, arr = _gather_checks(self, dim, index, name, src)
         _check_source_dtype(self, src, _SCATTER_DTYPE)
+        if reduce is not None:
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+                          "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+                          "options.", UserWarning, stacklevel=3)
         return ScatterBackward0, d, arr
     if not isinstance(src, (numbers.Number, np.bool_)):
         raise TypeError(f"{name}(): argument 'src' must be Tensor or Number, not {type(src).__name__}")

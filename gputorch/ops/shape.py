@@ -11,7 +11,6 @@ The backward of a view that picks a part of its input (slice, select, diagonal) 
 the gradient into zeros of the input's shape (:class:`ViewScatterBackward0`), whose own
 backward is the same view again, so double backward works.
 """
-import math
 import numbers
 import warnings
 
@@ -95,7 +94,7 @@ def _viewable(shape, strides, new_shape):
     return True
 
 
-def _check_dims_unique(dims, ndim):
+def _check_dims_unique(dims):
     seen = set()
     for d in dims:
         if d in seen:
@@ -421,7 +420,7 @@ def view(self, *shape):
 def _view_dtype(self, dt):
     x = self._data
     if dt.itemsize != self._dtype.itemsize and x.ndim and x.strides[-1] != self._dtype.itemsize:
-        raise RuntimeError("self.stride(-1) must be 1 to view " + f"{self._dtype} as {dt} (different element sizes)")
+        raise RuntimeError(f"self.stride(-1) must be 1 to view {self._dtype} as {dt} (different element sizes)")
     try:
         out = x.view(dt.np)
     except ValueError as e:
@@ -961,7 +960,7 @@ def tile(input, dims):
 def flip(input, *dims):
     """A copy with the order of elements reversed along ``dims``."""
     dims = tuple(input._wrap_dim(d) for d in _int_args(dims))
-    _check_dims_unique(dims, input._data.ndim)
+    _check_dims_unique(dims)
     return apply(FlipBackward0, input, dims)
 
 

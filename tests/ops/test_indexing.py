@@ -1,6 +1,8 @@
 """Indexing: getitem/setitem (basic views and advanced copies), index_put, gather/scatter,
 index_* ops, masks, take/put, copy_/fill_/zero_, nonzero; parity with PyTorch, gradcheck,
 version counters, aliasing and errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -239,7 +241,8 @@ def test_write_into_expanded_tensor_errors(device):
 OPS = {
     "gather": (lambda m, T, x, s: x.gather(1, T([[0, 0], [3, 1], [2, 2]])), (3, 4), None, "GatherBackward0"),
     "gather_dim0_small": (lambda m, T, x, s: m.gather(x, 0, T([[2, 0, 1]])), (3, 4), None, "GatherBackward0"),
-    "gather_int32": (lambda m, T, x, s: x.gather(-1, T([[1], [0], [1]], dtype=m.int32)), (3, 4), None, "GatherBackward0"),
+    "gather_int32": (lambda m, T, x, s: x.gather(-1, T([[1], [0], [1]], dtype=m.int32)), (3, 4), None,
+                     "GatherBackward0"),
     "scatter_src": (lambda m, T, x, s: x.scatter(1, T([[0, 3], [1, 2]]), s), (3, 4), (2, 2), "ScatterBackward0"),
     "scatter_value": (lambda m, T, x, s: m.scatter(x, 0, T([[2, 0, 1, 1]]), 7.5), (3, 4), None, "ScatterBackward1"),
     "scatter_add": (lambda m, T, x, s: x.scatter_add(0, T([[0, 0, 1], [0, 2, 2]]), s), (3, 4), (2, 3),
@@ -325,12 +328,14 @@ def test_op_parity(name, device):
 # Beyond PyTorch: it has no gradient for scatter(reduce=...) and returns a wrongly shaped one for
 # a src larger than the index; these are checked against finite differences only.
 EXTRA_GRAD_OPS = {
-    "scatter_add_reduce": (lambda m, T, x, s: x.scatter(0, T([[0, 0], [0, 2]]), s, reduce="add"), (3, 4), (2, 2), ""),
+    "scatter_add_reduce": (lambda m, T, x, s: x.scatter(0, T([[0, 0], [0, 2]]), s, reduce="add"), (3, 4), (2, 2),
+                           ""),
     "scatter_src_bigger": (lambda m, T, x, s: x.scatter(1, T([[0, 3], [1, 2]]), s), (3, 4), (3, 5), ""),
     "scatter_add_src_bigger": (lambda m, T, x, s: x.scatter_add(0, T([[0], [0]]), s), (3, 4), (2, 2), ""),
 }
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
 @pytest.mark.parametrize("name", sorted(OPS) + sorted(EXTRA_GRAD_OPS))
 def test_op_gradcheck(name, device):
     fn, x_shape, s_shape, _ = OPS[name] if name in OPS else EXTRA_GRAD_OPS[name]
@@ -349,9 +354,13 @@ def test_scatter_reduce_forward_matches_torch(device):
     src = np.random.default_rng(4).uniform(-2, 2, (2, 4))
     idx = np.array([[0, 1, 1, 2], [0, 0, 2, 2]])
     for reduce in ("add", "multiply"):
-        ours = gputorch.tensor(x, device=device).scatter(0, gputorch.tensor(idx, device=device),
-                                                          gputorch.tensor(src, device=device), reduce=reduce)
-        assert_close(ours, torch.tensor(x).scatter(0, torch.tensor(idx), torch.tensor(src), reduce=reduce))
+        with pytest.warns(UserWarning, match="reduce argument of torch.scatter with Tensor src is deprecated"):
+            ours = gputorch.tensor(x, device=device).scatter(0, gputorch.tensor(idx, device=device),
+                                                              gputorch.tensor(src, device=device), reduce=reduce)
+        with warnings.catch_warnings():   # PyTorch warns once per process
+            warnings.simplefilter("ignore")
+            theirs = torch.tensor(x).scatter(0, torch.tensor(idx), torch.tensor(src), reduce=reduce)
+        assert_close(ours, theirs)
     for reduce in ("sum", "prod", "mean", "amax", "amin"):
         for include_self in (True, False):
             ours = gputorch.tensor(x, device=device).scatter_reduce(
@@ -452,7 +461,8 @@ INDEX_ERRORS = [
     (lambda x, T: x.gather(0, T([[0.0]])), RuntimeError, "gather(): Expected dtype int32/int64 for index"),
     (lambda x, T: x.gather(0, T([0])), RuntimeError, "Index tensor must have the same number of dimensions"),
     (lambda x, T: x.gather(0, T(np.zeros((4, 5), np.int64))), RuntimeError,
-     "Size does not match at dimension 1 expected index [4, 5] to be no larger than self [3, 4] apart from dimension 0"),
+     "Size does not match at dimension 1 expected index [4, 5] to be no larger than self [3, 4] apart from "
+     "dimension 0"),
     (lambda x, T: x.scatter(0, T([[5]]), 1.0), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
     (lambda x, T: x.scatter(0, T(np.zeros((2, 2), np.int64)), T([[1.0]])), RuntimeError,
      "to be no larger size than src [1, 1]"),
@@ -500,7 +510,8 @@ INDEX_ERRORS = [
     (lambda x, T: x.fill_(T([1.0, 2.0])), RuntimeError,
      "fill_ only supports 0-dimension value tensor but got tensor with 1 dimensions."),
     (lambda x, T: x.index_put_((T([0]),), T(1)), RuntimeError,
-     "Index put requires the source and destination dtypes match, got Float for the destination and Long for the source."),
+     "Index put requires the source and destination dtypes match, got Float for the destination and Long for "
+     "the source."),
     (lambda x, T: x.index_put((T([0, 1]),), T(np.ones(3, np.float32))), RuntimeError,
      "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [2, 4]"),
     (lambda x, T: x.take_along_dim(T(np.zeros((2, 3, 1), np.int64)), 2), RuntimeError,

@@ -57,7 +57,8 @@ CASES = {
     "clone_noncontig": ((3, 4), lambda m, x: m.clone(x[:, ::2].t()), "CloneBackward0"),
     "cat": ((2, 3), lambda m, x: m.cat([x, x * 2, x[:1]]), "CatBackward0"),
     "cat_dim1": ((2, 3), lambda m, x: m.cat((x, x.flip(0)), dim=-1), "CatBackward0"),
-    "cat_legacy_empty": ((2, 3), lambda m, x: m.concat([m.zeros(0, dtype=m.float64, device=x.device), x, x]), "CatBackward0"),
+    "cat_legacy_empty": ((2, 3), lambda m, x: m.concat([m.zeros(0, dtype=m.float64, device=x.device), x, x]),
+                         "CatBackward0"),
     "concatenate": ((2, 3), lambda m, x: m.concatenate([x, x.t().t()], 1), "CatBackward0"),
     "stack": ((2, 3), lambda m, x: m.stack([x, x * 2], 1), "StackBackward0"),
     "stack_last": ((2, 3), lambda m, x: m.stack([x, x.exp()], -1), "StackBackward0"),
@@ -101,7 +102,9 @@ CASES = {
     "reshape_as": ((2, 6), lambda m, x: x.t().reshape_as(m.zeros(3, 4)), "UnsafeViewBackward0"),
     "atleast_3d": ((2, 3), lambda m, x: m.atleast_3d(x), "UnsqueezeBackward0"),
     "atleast_2d": ((3,), lambda m, x: m.atleast_2d(x), "UnsqueezeBackward0"),
-    "broadcast_tensors": ((3, 1), lambda m, x: m.broadcast_tensors(x, m.zeros(2, 1, 4, dtype=m.float64, device=x.device))[0], "ExpandBackward0"),
+    "broadcast_tensors": ((3, 1), lambda m, x: m.broadcast_tensors(x, m.zeros(2, 1, 4, dtype=m.float64,
+                                                                                  device=x.device))[0],
+                          "ExpandBackward0"),
 }
 
 # PyTorch names these differently (internal decompositions); values and gradients still match.
@@ -201,7 +204,8 @@ def test_cat_dtype_promotion_and_grads(device):
         a = np.ones((2, 2))
         g = gputorch.cat([gputorch.tensor(a, dtype=getattr(gputorch, dtypes[0]), device=device),
                           gputorch.tensor(a, dtype=getattr(gputorch, dtypes[1]), device=device)])
-        t = torch.cat([torch.tensor(a, dtype=getattr(torch, dtypes[0])), torch.tensor(a, dtype=getattr(torch, dtypes[1]))])
+        t = torch.cat([torch.tensor(a, dtype=getattr(torch, dtypes[0])),
+                       torch.tensor(a, dtype=getattr(torch, dtypes[1]))])
         assert_close(g, t)
     x32 = gputorch.ones(2, dtype=gputorch.float32, device=device, requires_grad=True)
     x64 = gputorch.ones(3, dtype=gputorch.float64, device=device, requires_grad=True)
@@ -321,34 +325,38 @@ def test_empty_and_zero_dim_inputs(device):
 
 ERRORS = [
     (lambda x: x.t().view(12), RuntimeError, "view size is not compatible with input tensor's size and stride"),
-    (lambda x: x.view(5), RuntimeError, r"shape '[5]' is invalid for input of size 12"),
+    (lambda x: x.view(5), RuntimeError, "shape '[5]' is invalid for input of size 12"),
     (lambda x: x.view(-1, -1), RuntimeError, "only one dimension can be inferred"),
     (lambda x: x.reshape(5, -1), RuntimeError, "is invalid for input of size 12"),
     (lambda x: x.flatten(1, 0), RuntimeError, "start_dim cannot come after end_dim"),
-    (lambda x: x.unflatten(1, (3, 2)), RuntimeError, r"Provided sizes [3, 2] don't multiply up to the size of dim 1"),
+    (lambda x: x.unflatten(1, (3, 2)), RuntimeError, "Provided sizes [3, 2] don't multiply up to the size of dim 1"),
     (lambda x: x.permute(0), RuntimeError, "does not match the length of the desired ordering"),
     (lambda x: x.permute(0, 0), RuntimeError, "duplicate dims are not allowed"),
-    (lambda x: x.transpose(0, 2), IndexError, r"Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda x: x.transpose(0, 2), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
     (lambda x: x.squeeze(3), IndexError, "Dimension out of range"),
-    (lambda x: x.unsqueeze(3), IndexError, r"expected to be in range of [-3, 2]"),
-    (lambda x: x.expand(2, 4), RuntimeError, r"The expanded size of the tensor (2) must match the existing size (3)"),
+    (lambda x: x.unsqueeze(3), IndexError, "expected to be in range of [-3, 2]"),
+    (lambda x: x.expand(2, 4), RuntimeError, "The expanded size of the tensor (2) must match the existing size (3)"),
     (lambda x: x.expand(4), RuntimeError, "must be greater or equal to the number of dimensions"),
     (lambda x: x.repeat(2), RuntimeError, "Number of dimensions of repeat dims can not be smaller"),
     (lambda x: gputorch.cat([x, gputorch.ones(3, 5, dtype=x.dtype)]), RuntimeError,
      "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 5 for tensor number 1"),
     (lambda x: gputorch.cat([x, x], 2), IndexError, "Dimension out of range"),
     (lambda x: gputorch.cat([]), ValueError, "expected a non-empty list of Tensors"),
-    (lambda x: gputorch.cat([x, gputorch.ones(3)]), RuntimeError, "Tensors must have same number of dimensions: got 2 and 1"),
-    (lambda x: gputorch.cat([x.sum(), x.sum()]), RuntimeError, "zero-dimensional tensor (at position 0) cannot be concatenated"),
+    (lambda x: gputorch.cat([x, gputorch.ones(3)]), RuntimeError,
+     "Tensors must have same number of dimensions: got 2 and 1"),
+    (lambda x: gputorch.cat([x.sum(), x.sum()]), RuntimeError,
+     "zero-dimensional tensor (at position 0) cannot be concatenated"),
     (lambda x: gputorch.cat(x), TypeError, "must be tuple of Tensors"),
-    (lambda x: gputorch.stack([x, x.t()]), RuntimeError, r"stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [4, 3] at entry 1"),
+    (lambda x: gputorch.stack([x, x.t()]), RuntimeError,
+     "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [4, 3] at entry 1"),
     (lambda x: gputorch.stack([]), RuntimeError, "stack expects a non-empty TensorList"),
     (lambda x: x.split(0), RuntimeError, "split_size can only be 0 if dimension size is 0"),
     (lambda x: x.split([1, 1]), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 3"),
     (lambda x: x.chunk(0), RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0"),
-    (lambda x: x.narrow(0, 2, 2), RuntimeError, r"start (2) + length (2) exceeds dimension size (3)"),
+    (lambda x: x.narrow(0, 2, 2), RuntimeError, "start (2) + length (2) exceeds dimension size (3)"),
     (lambda x: x.narrow(0, 5, 0), IndexError, "start out of range"),
-    (lambda x: x.select(0, 5), IndexError, r"select(): index 5 out of range for tensor of size [3, 4] at dimension 0"),
+    (lambda x: x.select(0, 5), IndexError, "select(): index 5 out of range for tensor of size [3, 4] at dimension 0"),
     (lambda x: x.roll((1, 2), (0,)), RuntimeError, "shifts and dimensions must align. shifts: 2, dims:1"),
     (lambda x: x.roll((1, 2)), RuntimeError, "shifts and dimensions must align"),
     (lambda x: x[0].tril(), RuntimeError, "tril: input tensor must have at least 2 dimensions"),
