@@ -1,2 +1,426 @@
-"""Functional normalization ops."""
-__all__ = []
+"""Normalization ops: batch_norm, layer_norm, group_norm, rms_norm, instance_norm.
+
+Each normalization is one op (a graph node): its forward computes the statistics on the
+backend arrays, accumulating float16 inputs in float32, and saves the input with the mean
+and reciprocal standard deviation (``rstd``) it used. Backward is Tensor math on those:
+with ``xhat = (x - mean) * rstd`` and ``gxhat`` the gradient reaching ``xhat``,
+
+    dx = rstd * (gxhat - mean(gxhat) - xhat * mean(gxhat * xhat))    (means over the reduced dims)
+
+When backward itself is recorded (``create_graph=True``) the statistics are recomputed from
+the saved input with differentiable Tensor ops, so the formula above is differentiated
+through ``mean(x)`` and ``rstd(x)`` too (double backward, gradgradcheck).
+"""
+import numbers
+
+import numpy as np
+
+from ..._dispatch import apply
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from ...autograd.node import Node
+from ...ops._common import quiet_errors, xp_of
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+# ---------------------------------------------------------------------------- shared helpers
+def _acc(x):
+    """An array in its accumulation dtype (float32 for float16)."""
+    return x.astype(_F32) if x.dtype == _F16 else x
+
+
+def _acc_tensor(t):
+    return t.float() if t is not None and t._data.dtype == _F16 else t
+
+
+def _wrap(array, like):
+    return Tensor._make(array, like._device)
+
+
+def _rstd(xp, var, eps):
+    with quiet_errors():
+        return 1.0 / xp.sqrt(var + eps)
+
+
+def _centered_moments(x, axes):
+    """``(mean, x - mean, sum of squares of x - mean)`` over ``axes``, keeping dims."""
+    mean = x.mean(axis=axes, keepdims=True)
+    centered = x - mean
+    sq_sum = (centered * centered).sum(axis=axes, keepdims=True)
+    return mean, centered, sq_sum
+
+
+def _count(shape, axes):
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def _normalized(x, mean, rstd, dims, eps):
+    """``(xhat, rstd)`` as tensors: from the saved statistics, or, when backward is recorded,
+    recomputed from ``x`` so that they carry its history."""
+    if _GRAD_ENABLED[0] and x._requires_grad:
+        mean = x.mean(dims, keepdim=True)
+        centered = x - mean
+        rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+        return centered * rstd, rstd
+    return (x - mean) * rstd, rstd
+
+
+def _normalized_grad(gxhat, xhat, rstd, dims):
+    """dL/dx of ``xhat = (x - mean(x)) * rstd(x)`` (statistics over ``dims``) given dL/dxhat."""
+    mean_g = gxhat.mean(dims, keepdim=True)
+    mean_gx = (gxhat * xhat).mean(dims, keepdim=True)
+    return (gxhat - mean_g - xhat * mean_gx) * rstd
+
+
+def _affine(y, weight, bias, shape):
+    if weight is not None:
+        y = y * _acc(weight._data).reshape(shape)
+    if bias is not None:
+        y = y + _acc(bias._data).reshape(shape)
+    return y
+
+
+def _param_grads(ctx, grad, xhat, dims, shape):
+    """Gradients of the affine weight and bias (summed over ``dims``, reshaped to ``shape``)."""
+    gw = gb = None
+    if ctx.need_w:
+        gw = grad * xhat
+        gw = (gw.sum(dims) if dims else gw).reshape(shape)
+    if ctx.need_b:
+        gb = (grad.sum(dims) if dims else grad).reshape(shape)
+    return gw, gb
+
+
+def _grads_for_args(ctx, gx, gw, gb):
+    """One gradient per tensor argument, in order (weight/bias only when they were given)."""
+    out = [_cast_to(gx, ctx.dtypes[0])]
+    if ctx.has_w:
+        out.append(_cast_to(gw, ctx.dtypes[1]))
+    if ctx.has_b:
+        out.append(_cast_to(gb, ctx.dtypes[-1]))
+    return tuple(out)
+
+
+def _cast_to(g, dtype):
+    return g if g is None or g._dtype is dtype else g.to(dtype)
+
+
+def _record_affine(ctx, input, weight, bias):
+    """Note which of weight/bias were given and need gradients (they follow ``input``)."""
+    need = ctx.needs_input_grad
+    ctx.has_w, ctx.has_b = weight is not None, bias is not None
+    ctx.need_w = ctx.has_w and len(need) > 1 and need[1]
+    ctx.need_b = ctx.has_b and len(need) > 1 + ctx.has_w and need[1 + ctx.has_w]
+    ctx.dtypes = tuple(t._dtype for t in (input, weight, bias) if t is not None)
+
+
+def _check_dtypes(input, *params):
+    for p in params:
+        if p is None:
+            continue
+        if p._dtype is not input._dtype and not (input._data.dtype == _F16 and p._data.dtype == _F32):
+            raise RuntimeError(f"mixed dtype: all inputs must share the same dtype, but got input "
+                               f"{input._dtype} and a parameter of {p._dtype}")
+
+
+def _check_float(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input._dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): expected a floating point input, but got {input._dtype}")
+
+
+# ---------------------------------------------------------------------------- batch norm
+class NativeBatchNormBackward0(Node):
+    """Batch normalization over every dim but 1 (the channels); updates the running stats."""
+
+    def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
+        xp = xp_of(input)
+        x = _acc(input._data)
+        channels = x.shape[1]
+        axes = (0,) + tuple(range(2, x.ndim))
+        shape = (1, channels) + (1,) * (x.ndim - 2)
+        if training:
+            mean, centered, sq_sum = _centered_moments(x, axes)
+            n = _count(x.shape, axes)
+            with quiet_errors():
+                rstd = _rstd(xp, sq_sum / n, eps)
+            if running_mean is not None and n > 0:
+                _update_running(running_mean, mean, momentum)
+            if running_var is not None and n > 0:
+                with quiet_errors():
+                    _update_running(running_var, sq_sum / (n - 1), momentum)
+        else:
+            mean = _acc(running_mean._data).reshape(shape).copy()
+            rstd = _rstd(xp, _acc(running_var._data).reshape(shape), eps)
+            centered = x - mean
+        y = _affine(centered * rstd, weight, bias, shape)
+        ctx.training, ctx.eps, ctx.axes, ctx.shape = training, eps, axes, shape
+        _record_affine(ctx, input, weight, bias)
+        ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
+        return y.astype(input._data.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, weight, mean, rstd = ctx.saved_tensors
+        xa, g = _acc_tensor(x), _acc_tensor(grad)
+        dims = list(ctx.axes)
+        if ctx.training:
+            xhat, rstd = _normalized(xa, mean, rstd, dims, ctx.eps)
+        else:
+            xhat = (xa - mean) * rstd
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gxhat = g if weight is None else g * _acc_tensor(weight).reshape(ctx.shape)
+            gx = _normalized_grad(gxhat, xhat, rstd, dims) if ctx.training else gxhat * rstd
+        gw, gb = _param_grads(ctx, g, xhat, dims, (-1,))
+        return _grads_for_args(ctx, gx, gw, gb)
+
+
+def _update_running(stat, batch_value, momentum):
+    """``stat = momentum * batch_value + (1 - momentum) * stat`` in place (PyTorch's order)."""
+    old = stat._data
+    new = momentum * batch_value.reshape(old.shape) + (1 - momentum) * _acc(old)
+    old[...] = new.astype(old.dtype, copy=False)
+    stat._vc[0] += 1
+
+
+def _verify_batch_size(size):
+    n = size[0]
+    for s in size[2:]:
+        n *= s
+    if n == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+               eps=1e-5):
+    """Batch normalization over the channel dim 1 of ``input`` ``(N, C, *)``.
+
+    In training (or when no running stats are given) the batch statistics are used and
+    ``running_mean``/``running_var`` (when given) are updated in place with ``momentum``
+    (the variance update uses the unbiased batch variance, as PyTorch does).
+    """
+    _check_float("batch_norm", input)
+    if input._data.ndim < 2:
+        input._wrap_dim(1)  # PyTorch's IndexError for 0-d/1-d input
+    if training:
+        _verify_batch_size(input.shape)
+    elif running_mean is None or running_var is None:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    channels = input._data.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                    ("running_var", running_var)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    _check_dtypes(input, weight, bias)
+    return apply(NativeBatchNormBackward0, input, weight, bias, running_mean, running_var,
+                 bool(training), float(momentum if momentum is not None else 0.0), float(eps))
+
+
+# ---------------------------------------------------------------------------- layer norm
+class NativeLayerNormBackward0(Node):
+    """Normalization over the last ``len(normalized_shape)`` dims, with elementwise affine."""
+
+    def forward(ctx, input, weight, bias, ndims, eps):
+        xp = xp_of(input)
+        x = _acc(input._data)
+        axes = tuple(range(x.ndim - ndims, x.ndim))
+        n = _count(x.shape, axes)
+        mean, centered, sq_sum = _centered_moments(x, axes)
+        rstd = _rstd(xp, sq_sum / n, eps)
+        y = _affine(centered * rstd, weight, bias, x.shape[x.ndim - ndims:])
+        ctx.eps, ctx.axes = eps, axes
+        _record_affine(ctx, input, weight, bias)
+        ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
+        return y.astype(input._data.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, weight, mean, rstd = ctx.saved_tensors
+        xa, g = _acc_tensor(x), _acc_tensor(grad)
+        dims = list(ctx.axes)
+        xhat, rstd = _normalized(xa, mean, rstd, dims, ctx.eps)
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gxhat = g if weight is None else g * _acc_tensor(weight)
+            gx = _normalized_grad(gxhat, xhat, rstd, dims)
+        lead = list(range(x._data.ndim - len(dims)))
+        shape = x._data.shape[len(lead):]
+        gw, gb = _param_grads(ctx, g, xhat, lead, shape)
+        return _grads_for_args(ctx, gx, gw, gb)
+
+
+def _normalized_shape(normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral):
+        return (int(normalized_shape),)
+    return tuple(int(s) for s in normalized_shape)
+
+
+def _check_normalized_shape(input, shape, star):
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+                           f"least one element, but got normalized_shape = {list(shape)}")
+    k = len(shape)
+    if input._data.ndim < k or tuple(input._data.shape[-k:]) != shape:
+        shown = ", ".join(str(s) for s in shape)
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [{star}{shown}], "
+                           f"but got input of size{list(input.shape)}")
+
+
+def _check_param_shape(name, param, shape):
+    if param is not None and tuple(param._data.shape) != shape:
+        raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                           f"{list(param.shape)} and normalized_shape = {list(shape)}")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalization over the trailing dims given by ``normalized_shape``."""
+    _check_float("layer_norm", input)
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized_shape(input, shape, "*, ")
+    _check_param_shape("weight", weight, shape)
+    _check_param_shape("bias", bias, shape)
+    _check_dtypes(input, weight, bias)
+    return apply(NativeLayerNormBackward0, input, weight, bias, len(shape), float(eps))
+
+
+# ---------------------------------------------------------------------------- group norm
+class NativeGroupNormBackward0(Node):
+    """Normalization over groups of channels (and all spatial dims) of ``(N, C, *)``."""
+
+    def forward(ctx, input, weight, bias, num_groups, eps):
+        xp = xp_of(input)
+        x = _acc(input._data)
+        n_batch, channels = x.shape[0], x.shape[1]
+        grouped = x.reshape(n_batch, num_groups, -1)
+        mean, centered, sq_sum = _centered_moments(grouped, (2,))
+        with quiet_errors():
+            rstd = _rstd(xp, sq_sum / grouped.shape[2], eps)
+        shape = (1, channels) + (1,) * (x.ndim - 2)
+        y = _affine((centered * rstd).reshape(x.shape), weight, bias, shape)
+        ctx.eps, ctx.groups, ctx.shape = eps, num_groups, shape
+        _record_affine(ctx, input, weight, bias)
+        ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
+        return y.astype(input._data.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, weight, mean, rstd = ctx.saved_tensors
+        xa, g = _acc_tensor(x), _acc_tensor(grad)
+        full = x._data.shape
+        grouped = (full[0], ctx.groups, -1)
+        xhat, rstd = _normalized(xa.reshape(grouped), mean, rstd, [2], ctx.eps)
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gxhat = g if weight is None else g * _acc_tensor(weight).reshape(ctx.shape)
+            gx = _normalized_grad(gxhat.reshape(grouped), xhat, rstd, [2]).reshape(full)
+        dims = [0] + list(range(2, len(full)))
+        gw, gb = _param_grads(ctx, g, xhat.reshape(full), dims, (-1,))
+        return _grads_for_args(ctx, gx, gw, gb)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalization of ``(N, C, *)``: channels split into ``num_groups`` groups."""
+    _check_float("group_norm", input)
+    if input._data.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input._data.ndim}")
+    shape = input._data.shape
+    channels = shape[1]
+    if num_groups <= 0 or channels % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input "
+                           f"of shape {list(shape)} and num_groups={num_groups}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p._data.ndim != 1 or p._data.shape[0] != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
+                               f"input, but got {name} of shape {list(p.shape)} and input of shape {list(shape)}")
+    _verify_batch_size([shape[0] * channels // num_groups, num_groups, *shape[2:]])
+    _check_dtypes(input, weight, bias)
+    return apply(NativeGroupNormBackward0, input, weight, bias, int(num_groups), float(eps))
+
+
+# ---------------------------------------------------------------------------- RMS norm
+class FusedRmsNormBackward0(Node):
+    """Root-mean-square normalization over the last ``ndims`` dims, with elementwise scale."""
+
+    def forward(ctx, input, weight, ndims, eps):
+        xp = xp_of(input)
+        x = _acc(input._data)
+        axes = tuple(range(x.ndim - ndims, x.ndim))
+        rstd = _rstd(xp, (x * x).mean(axis=axes, keepdims=True), eps)
+        y = x * rstd
+        if weight is not None:
+            y = y * _acc(weight._data)
+        ctx.eps, ctx.axes = eps, axes
+        _record_affine(ctx, input, weight, None)
+        ctx.save_for_backward(input, weight, _wrap(rstd, input))
+        return y.astype(input._data.dtype, copy=False)
+
+    def backward(ctx, grad):
+        x, weight, rstd = ctx.saved_tensors
+        xa, g = _acc_tensor(x), _acc_tensor(grad)
+        dims = list(ctx.axes)
+        if _GRAD_ENABLED[0] and xa._requires_grad:
+            rstd = ((xa * xa).mean(dims, keepdim=True) + ctx.eps).rsqrt()
+        xhat = xa * rstd
+        gx = gw = None
+        if ctx.needs_input_grad[0]:
+            gxhat = g if weight is None else g * _acc_tensor(weight)
+            gx = (gxhat - xhat * (gxhat * xhat).mean(dims, keepdim=True)) * rstd
+        if ctx.need_w:
+            lead = list(range(x._data.ndim - len(dims)))
+            gw = (g * xhat).sum(lead) if lead else g * xhat
+        return _grads_for_args(ctx, gx, gw, None)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """``input / sqrt(mean(input**2) + eps) * weight`` over the trailing ``normalized_shape`` dims.
+
+    ``eps=None`` uses the machine epsilon of the computation dtype (float32 for float16 input)."""
+    _check_float("rms_norm", input)
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized_shape(input, shape, "*")
+    _check_param_shape("weight", weight, shape)
+    _check_dtypes(input, weight)
+    if eps is None:
+        eps = float(np.finfo(_acc(np.empty(0, input._data.dtype)).dtype).eps)
+    return apply(FusedRmsNormBackward0, input, weight, len(shape), float(eps))
+
+
+# ---------------------------------------------------------------------------- instance norm
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalization of each channel of each sample over its spatial dims ``(N, C, *)``.
+
+    Computed as batch_norm on the input viewed as ``(1, N*C, *)``; the running stats (when
+    given) are updated with the mean over the batch of the per-instance statistics."""
+    _check_float("instance_norm", input)
+    if use_input_stats:
+        shape = input.shape
+        n = 1
+        for s in shape[2:]:
+            n *= s
+        if n == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {shape}")
+    shape = input._data.shape
+    n_batch, channels = shape[0], shape[1]
+    folded = input.reshape((1, n_batch * channels) + tuple(shape[2:]))
+    w = None if weight is None else weight.repeat(n_batch)
+    b = None if bias is None else bias.repeat(n_batch)
+    rm = None if running_mean is None else running_mean.repeat(n_batch)
+    rv = None if running_var is None else running_var.repeat(n_batch)
+    out = batch_norm(folded, rm, rv, w, b, use_input_stats, momentum, eps)
+    if use_input_stats:
+        for stat, folded_stat in ((running_mean, rm), (running_var, rv)):
+            if stat is not None:
+                stat._data[...] = folded_stat._data.reshape(n_batch, channels).mean(axis=0).astype(
+                    stat._data.dtype, copy=False)
+                stat._vc[0] += 1
+    return out.reshape(shape)
