@@ -73,7 +73,8 @@ def _build_parser():
     from . import __version__
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _add_device_option(parser, "auto")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                help=f"what to run (default: {DEFAULT_COMMAND})")
     for name, (help_text, _) in COMMANDS.items():
         cmd = sub.add_parser(name, help=help_text, description=help_text)
         # SUPPRESS: a --device given before the command is kept unless repeated after it.
