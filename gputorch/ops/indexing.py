@@ -24,7 +24,7 @@ from .shape import (AliasBackward0, Key, SelectBackward0, SliceBackward0, Unsque
 
 __all__ = ["index_select", "gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
            "index_fill", "index_put", "masked_fill", "masked_select", "masked_scatter", "take",
-           "take_along_dim", "nonzero", "argwhere"]
+           "take_along_dim", "put", "nonzero", "argwhere"]
 
 _NULL_CONTEXT = contextlib.nullcontext()
 _OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
@@ -163,6 +163,9 @@ def parse_index(self, key):
         consumed += n
         ellipses += kind == "ellipsis"
     if consumed > ndim:
+        if ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                             "in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -263,6 +266,14 @@ def _cast_values(values, dt):
     return values
 
 
+def _reduce_to(g, shape):
+    """``g`` summed down to ``shape``, which may have extra leading size-1 dims (values assigned by index)."""
+    extra = len(shape) - g._data.ndim
+    if extra > 0:
+        g = g.reshape((1,) * extra + g._data.shape)
+    return sum_to_shape(g, tuple(shape))
+
+
 def _grad_as(g, dt):
     return g if g._dtype is dt else g.to(dt)
 
@@ -297,7 +308,7 @@ class IndexPutBackward0(Node):
             out[0] = grad if ctx.accumulate else apply(IndexPutBackward0, grad, 0, index=index)
         if ctx.values_meta is not None:
             shape, dt = ctx.values_meta
-            out.append(_grad_as(sum_to_shape(_indexed(grad, index), shape), dt) if need[1] else None)
+            out.append(_grad_as(_reduce_to(_indexed(grad, index), shape), dt) if need[1] else None)
         return tuple(out)
 
 
@@ -325,6 +336,8 @@ def setitem(self, key, value):
         from .creation import tensor
         value = tensor(value, dtype=self._dtype, device=self._device)
     elif isinstance(value, Tensor):
+        if value._device is not self._device and value._data.ndim:
+            value = value.to(self._device)
         if not index.advanced:
             _check_expandable(self._data[index.post].shape, value._data.shape)
         elif value._dtype is not self._dtype and not (value._data.ndim == 0 and _is_single_mask(index)):

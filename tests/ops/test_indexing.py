@@ -624,3 +624,21 @@ def test_inplace_on_view_errors(device):
         x[0].mul_(2)   # allowed without recording
     a, _ = (x * 1).detach().split(2)
     a.mul_(2)   # views without history may be modified
+
+
+def test_values_with_extra_leading_dims_and_0d_errors(device):
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (gputorch, torch):
+        T = on(m, device)
+        x = T(np.zeros((3, 4)), dtype=m.float64, requires_grad=True)
+        v = T(np.arange(4.0).reshape(1, 1, 4), dtype=m.float64, requires_grad=True)
+        y = x * 1
+        y[1] = v
+        y[T([0, 2])] = v * 2
+        (y * T(np.arange(12.0).reshape(3, 4), dtype=m.float64)).sum().backward()
+        results.append((y, x.grad, v.grad))
+    for ours, theirs in zip(*results):
+        assert_close(ours, theirs)
+    with pytest.raises(IndexError, match="invalid index of a 0-dim tensor"):
+        gputorch.tensor(1.0, device=device)[0]
