@@ -26,3 +26,4 @@ from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import nn  # noqa: E402
+from . import optim  # noqa: E402
