@@ -14,6 +14,7 @@ from .._dispatch import apply, apply_inplace
 from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from ..autograd.node import Node
 from . import special_math
+from .activation_backward import sigmoid_backward, tanh_backward, threshold_backward
 from ._common import (Number, check_operand, first_tensor, grad_for, operand_arrays, quiet_errors,
                       write_out, xp_of)
 from .comparison import broadcast_error, where
@@ -296,8 +297,7 @@ class TanhBackward0(Node):
         return xp_of(a).tanh(_floating(a))
 
     def backward(ctx, grad):
-        r = ctx.saved_result
-        return grad * (1 - r * r)
+        return tanh_backward(grad, ctx.saved_result)
 
 
 # ================================================================ activations
@@ -315,8 +315,7 @@ class SigmoidBackward0(Node):
         return e if back is None else e.astype(back)
 
     def backward(ctx, grad):
-        r = ctx.saved_result
-        return grad * ((1 - r) * r)
+        return sigmoid_backward(grad, ctx.saved_result)
 
 
 class ReluBackward0(Node):
@@ -328,7 +327,7 @@ class ReluBackward0(Node):
         return xp_of(a).maximum(a._data, 0)
 
     def backward(ctx, grad):
-        return grad * (ctx.saved_result > 0)
+        return threshold_backward(grad, ctx.saved_result, 0)
 
 
 # ================================================================ error functions
