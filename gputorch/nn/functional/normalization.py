@@ -49,7 +49,8 @@ def _rstd(xp, var, eps):
 
 def _centered_moments(x, axes):
     """``(mean, x - mean, sum of squares of x - mean)`` over ``axes``, keeping dims."""
-    mean = x.mean(axis=axes, keepdims=True)
+    with quiet_errors():
+        mean = x.sum(axis=axes, keepdims=True) / _count(x.shape, axes)
     centered = x - mean
     sq_sum = (centered * centered).sum(axis=axes, keepdims=True)
     return mean, centered, sq_sum
@@ -218,8 +219,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise RuntimeError("running_mean must be defined in evaluation mode")
         raise RuntimeError("running_var must be defined in evaluation mode")
     channels = input._data.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
         if t is not None and t._data.size != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
     _check_dtypes(input, weight, bias)
