@@ -21,6 +21,7 @@ from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd.node import Node
 from ...ops import special_math
 from ...ops._common import Number, grad_for, quiet_errors, xp_of
+from ...ops.activation_backward import threshold_backward
 from ...ops.comparison import where
 from ...ops.pointwise import relu as _core_relu, relu_ as _core_relu_, sigmoid, tanh
 from ...ops.registry import tensor_method
@@ -82,7 +83,7 @@ class ThresholdBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return where(a <= ctx.threshold, 0, grad)
+        return threshold_backward(grad, a, ctx.threshold)
 
 
 class ThresholdBackward1(ThresholdBackward0):
@@ -95,7 +96,7 @@ class ThresholdBackward1(ThresholdBackward0):
         return xp_of(a).where(x <= threshold, x.dtype.type(value), x)
 
     def backward(ctx, grad):
-        return where(ctx.saved_result <= ctx.threshold, 0, grad)
+        return threshold_backward(grad, ctx.saved_result, ctx.threshold)
 
 
 class HardtanhBackward0(Node):
