@@ -9,3 +9,4 @@ from .dropout import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
+from .recurrent import *  # noqa: F401,F403
