@@ -12,12 +12,16 @@ A query row with no key it may attend to gets a zero output in
 ``scaled_dot_product_attention`` (PyTorch's "safe softmax"), and zero gradients.
 """
 import math
+import warnings
 
 from ... import _dtype
 from ..._tensor import Tensor
 from ...ops.creation import ones, zeros, zeros_like
 from ...ops.linalg import baddbmm
 from ...ops.shape import cat
+from .activation import softmax
+from .dropout import dropout
+from .linear import linear
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -94,7 +98,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             group of query heads.
     """
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
-    from .activation import softmax
     L, S = query._data.shape[-2], key._data.shape[-2]
     scale_factor = 1.0 / math.sqrt(query._data.shape[-1]) if scale is None else scale
     if enable_gqa and query._data.ndim >= 3:
@@ -124,7 +127,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dead is not None:
         weights = weights.masked_fill(dead, 0.0)
     if dropout_p > 0.0:
-        from .dropout import dropout
         weights = dropout(weights, p=dropout_p, training=True)
     return weights @ value
 
@@ -145,9 +147,8 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask._dtype is not _dtype.bool and not mask._dtype.is_floating_point:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask._dtype is not other_type:
-        import warnings
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for "
-                      "both instead.", stacklevel=3)
+                      "both instead.", stacklevel=2)
     if mask._dtype is _dtype.bool:
         return zeros_like(mask, dtype=target_type).masked_fill_(mask, _NEG_INF)
     return mask
@@ -188,7 +189,6 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
 
 def _in_projection_packed(q, k, v, w, b=None):
     """q, k, v projected by the packed ``(3E, E)`` weight (one matmul for self-attention)."""
-    from .linear import linear
     E = q.size(-1)
     if k is v:
         if q is k:
@@ -205,7 +205,6 @@ def _in_projection_packed(q, k, v, w, b=None):
 
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
     """q, k, v projected by separate weights ``(E, E)``, ``(E, kdim)``, ``(E, vdim)``."""
-    from .linear import linear
     Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
     for what, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)), ("value", w_v, (Eq, Ev))):
         if tuple(w.shape) != shape:
@@ -232,8 +231,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     Returns ``(attn_output, attn_weights)``; weights are None unless ``need_weights``
     (then ``(N, L, S)`` averaged over heads, or ``(N, num_heads, L, S)``).
     """
-    from .activation import softmax
-    from .linear import linear
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
@@ -336,8 +333,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             weights = q_scaled.bmm(k.transpose(-2, -1))
         weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
-            from .dropout import dropout
-            weights = dropout(weights, p=dropout_p)
+                weights = dropout(weights, p=dropout_p)
         out = weights.bmm(v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = linear(out, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
