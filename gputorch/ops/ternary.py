@@ -56,7 +56,8 @@ def _scaled(xp, t1, value):
     if value == 1:
         return t1.copy()
     with quiet_errors():
-        return xp.multiply(t1, value)
+        scaled = xp.multiply(t1, value)
+    return scaled if isinstance(scaled, xp.ndarray) else xp.asarray(scaled)  # NumPy gives 0-d as scalars
 
 
 class AddcmulBackward0(Node):
