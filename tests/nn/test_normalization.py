@@ -518,3 +518,36 @@ def test_saved_input_modified_in_place_is_detected(device):
         y.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.sum().backward()
+
+
+# ================================================================ training parity
+def test_training_parity_with_batch_and_layer_norm(device):
+    torch = _torch()
+
+    def build(lib):
+        nn_ = lib.nn
+        return nn_.Sequential(nn_.Linear(4, 6), nn_.BatchNorm1d(6), nn_.ReLU(), nn_.Linear(6, 6),
+                              nn_.GroupNorm(2, 6), nn_.Linear(6, 6), nn_.LayerNorm(6), nn_.Linear(6, 6),
+                              nn_.RMSNorm(6), nn_.Linear(6, 1)).double()
+    theirs = build(torch)
+    ours = build(gputorch).to(device)
+    copy_state(theirs, ours, gputorch, device=device)
+    opt = gputorch.optim.SGD(ours.parameters(), lr=0.05, momentum=0.9)
+    topt = torch.optim.SGD(theirs.parameters(), lr=0.05, momentum=0.9)
+    for step in range(5):
+        xb, yb = np.random.randn(8, 4), np.random.randn(8, 1)
+        loss = ((ours(gputorch.tensor(xb, device=device)) - gputorch.tensor(yb, device=device)) ** 2).mean()
+        tloss = ((theirs(torch.tensor(xb)) - torch.tensor(yb)) ** 2).mean()
+        assert loss.item() == pytest.approx(tloss.item(), rel=1e-10), step
+        opt.zero_grad()
+        topt.zero_grad()
+        loss.backward()
+        tloss.backward()
+        opt.step()
+        topt.step()
+    for key, value in theirs.state_dict().items():
+        assert_close(ours.state_dict()[key], value, 1e-9, 1e-11)
+    ours.eval()
+    theirs.eval()
+    xb = np.random.randn(3, 4)
+    assert_close(ours(gputorch.tensor(xb, device=device)), theirs(torch.tensor(xb)), 1e-9, 1e-11)

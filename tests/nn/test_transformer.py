@@ -222,3 +222,37 @@ def test_encoder_layer_errors():
         layer(gputorch.randn(4, 2, 6))
     with pytest.raises(RuntimeError, match=r"The shape of the 2D attn_mask is \(3, 3\), but should be \(4, 4\)"):
         layer(gputorch.randn(4, 2, 8), src_mask=gputorch.zeros(3, 3))
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_training_parity_adam(device, norm_first):
+    torch = _torch()
+
+    def build(lib):
+        nn_ = lib.nn
+        layer = nn_.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, norm_first=norm_first,
+                                            batch_first=True)
+        return nn_.ModuleDict({"enc": layer, "head": nn_.Linear(8, 1)}).double()
+    theirs = build(torch)
+    ours = build(gputorch).to(device)
+    copy_state(theirs, ours, gputorch, device=device)
+    opt = gputorch.optim.Adam(ours.parameters(), lr=1e-2)
+    topt = torch.optim.Adam(theirs.parameters(), lr=1e-2)
+    mask = np.triu(np.full((6, 6), -np.inf), 1)
+    for step in range(5):
+        xb, yb = np.random.randn(3, 6, 8), np.random.randn(3, 6, 1)
+        out = ours["head"](ours["enc"](gputorch.tensor(xb, device=device), src_mask=gputorch.tensor(mask, device=device)))
+        tout = theirs["head"](theirs["enc"](torch.tensor(xb), src_mask=torch.tensor(mask)))
+        loss = ((out - gputorch.tensor(yb, device=device)) ** 2).mean()
+        tloss = ((tout - torch.tensor(yb)) ** 2).mean()
+        assert loss.item() == pytest.approx(tloss.item(), rel=1e-10), step
+        opt.zero_grad()
+        topt.zero_grad()
+        loss.backward()
+        tloss.backward()
+        opt.step()
+        topt.step()
+    # The key part of in_proj_bias has an exactly-zero true gradient (softmax ignores a shift of
+    # every score of a row), so both sides step on rounding noise (~1e-11 after Adam): atol 1e-9.
+    for key, value in theirs.state_dict().items():
+        assert_close(ours.state_dict()[key], value, 1e-9, 1e-9)
