@@ -69,8 +69,9 @@ class EmbeddingDenseBackward0(Node):
 
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
-        out = apply(EmbeddingBackward0, grad, indices, ctx.padding_idx, ctx.scale)
-        keep = None
+        # a plain gather (its own gradient is the plain scatter-add); the mask and the scaling are
+        # separate Tensor ops, so that each is differentiated once
+        out = apply(EmbeddingBackward0, grad, indices, -1, False)
         if ctx.padding_idx >= 0:
             keep = (indices != ctx.padding_idx).unsqueeze(-1)
             out = out * keep
