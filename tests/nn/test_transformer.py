@@ -239,9 +239,10 @@ def test_training_parity_adam(device, norm_first):
     opt = gputorch.optim.Adam(ours.parameters(), lr=1e-2)
     topt = torch.optim.Adam(theirs.parameters(), lr=1e-2)
     mask = np.triu(np.full((6, 6), -np.inf), 1)
+    g_mask = gputorch.tensor(mask, device=device)
     for step in range(5):
         xb, yb = np.random.randn(3, 6, 8), np.random.randn(3, 6, 1)
-        out = ours["head"](ours["enc"](gputorch.tensor(xb, device=device), src_mask=gputorch.tensor(mask, device=device)))
+        out = ours["head"](ours["enc"](gputorch.tensor(xb, device=device), src_mask=g_mask))
         tout = theirs["head"](theirs["enc"](torch.tensor(xb), src_mask=torch.tensor(mask)))
         loss = ((out - gputorch.tensor(yb, device=device)) ** 2).mean()
         tloss = ((tout - torch.tensor(yb)) ** 2).mean()
