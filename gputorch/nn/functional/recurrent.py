@@ -1,7 +1,7 @@
 """The math of the recurrent layers: one step of each cell, and one layer run over a sequence.
 
 Gate layouts are PyTorch's: the rows of ``W_ih``/``W_hh`` stack the gates (LSTM ``i, f, g, o``;
-GRU ``r, z, n``). The formulas follow PyTorch's CPU order of operations::
+GRU ``r, z, n``). The formulas follow PyTorch's order of operations::
 
     RNN   h' = act((h @ W_hh.T + b_hh) + (x @ W_ih.T + b_ih))
     LSTM  gates = (h @ W_hh.T + b_hh) + (x @ W_ih.T + b_ih)
@@ -9,12 +9,194 @@ GRU ``r, z, n``). The formulas follow PyTorch's CPU order of operations::
     GRU   r = sigma(hr + ir),  z = sigma(hz + iz),  n = tanh(in + hn * r),  h' = (h - n) * z + n
 
 A layer computes the input projection of all time steps with one product and loops over time
-for the hidden projection. Everything here is composed of differentiable ops.
+for the hidden projection. The gate math of an LSTM or GRU step is one fused op each
+(PyTorch's ``_thnn_fused_lstm_cell`` / ``_thnn_fused_gru_cell``): the forward keeps the gate
+activations as a workspace, and the backward computes the gate gradients from it in one op, or,
+when a graph of the backward is recorded (``create_graph=True``), with differentiable Tensor ops
+that recompute the gates (as PyTorch does), so double backward works.
 """
-from ...ops.shape import stack
+from ..._dispatch import apply
+from ...autograd import grad_mode
+from ...autograd.node import Node
+from ...ops._common import quiet_errors, xp_of
+from ...ops.shape import cat, stack
 from .linear import linear
 
 __all__ = []
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+
+
+def _sigmoid_(xp, a):
+    """``a <- 1 / (1 + exp(-a))`` in place (as the sigmoid op computes it)."""
+    xp.negative(a, out=a)
+    xp.exp(a, out=a)
+    a += 1
+    xp.reciprocal(a, out=a)
+    return a
+
+
+def _compute(t):
+    """A tensor's array, half precision taken up to float32 (the fused math rounds once)."""
+    a = t._data
+    return a.astype("float32") if a.dtype.itemsize == 2 else a
+
+
+def _back(a, like):
+    return a if a.dtype == like.dtype else a.astype(like.dtype)
+
+
+# ------------------------------------------------------------------------ fused GRU step
+class ThnnFusedGruCellBackward0(Node):
+    """``h'`` of one GRU step from ``gi = x @ W_ih.T + b_ih``, ``gh = h @ W_hh.T + b_hh``
+    (both ``(N, 3H)``) and ``h`` ``(N, H)``."""
+
+    def forward(ctx, gi, gh, h):
+        xp = xp_of(h)
+        a, b, hx = _compute(gi), _compute(gh), _compute(h)
+        size = hx.shape[1]
+        with quiet_errors():
+            rz = _sigmoid_(xp, b[:, :2 * size] + a[:, :2 * size])
+            n = b[:, 2 * size:] * rz[:, :size]
+            n += a[:, 2 * size:]
+            xp.tanh(n, out=n)
+        out = hx - n
+        out *= rz[:, size:]
+        out += n
+        ctx.save_for_backward(gi, gh, h)
+        ctx.workspace = (rz, n)
+        return _back(out, h._data)
+
+    def backward(ctx, grad):
+        gi, gh, h = ctx.saved_tensors
+        if _GRAD_ENABLED[0]:
+            d_gi, d_gh, d_h = _gru_cell_grads(grad, gi, gh, h)
+        else:
+            d_gi, d_gh, d_h = apply(_GruCellGrads, grad, gh, h, workspace=ctx.workspace)
+        need = ctx.needs_input_grad
+        return d_gi if need[0] else None, d_gh if need[1] else None, d_h if need[2] else None
+
+
+class _GruCellGrads(Node):
+    """The three input gradients of a fused GRU step, from its workspace (run without a graph)."""
+
+    def forward(ctx, grad, gh, h, workspace):
+        rz, n = workspace
+        g, b, hx = _compute(grad), _compute(gh), _compute(h)
+        size = hx.shape[1]
+        r, z = rz[:, :size], rz[:, size:]
+        xp = xp_of(h)
+        d_h = g * z
+        d_n = g - d_h                      # g * (1 - z)
+        d_n *= 1 - n * n                   # through tanh
+        d_gates = xp.empty_like(rz, shape=(g.shape[0], 3 * size))
+        d_r, d_z = d_gates[:, :size], d_gates[:, size:2 * size]
+        xp.multiply(d_n, b[:, 2 * size:], out=d_r)
+        d_r *= r
+        d_r *= 1 - r                       # through sigmoid
+        xp.subtract(hx, n, out=d_z)
+        d_z *= g
+        d_z *= z
+        d_z *= 1 - z
+        d_gates[:, 2 * size:] = d_n
+        d_gh = d_gates.copy()
+        d_gh[:, 2 * size:] *= r
+        return _back(d_gates, grad._data), _back(d_gh, grad._data), _back(d_h, grad._data)
+
+
+def _gru_cell_grads(grad, gi, gh, h):
+    """The fused GRU step's input gradients as differentiable Tensor ops."""
+    ir, iz, in_ = gi.chunk(3, 1)
+    hr, hz, hn = gh.chunk(3, 1)
+    r = (hr + ir).sigmoid()
+    z = (hz + iz).sigmoid()
+    n = (in_ + hn * r).tanh()
+    d_h = grad * z
+    d_n = (grad - d_h) * (1 - n * n)
+    d_r = d_n * hn * r * (1 - r)
+    d_z = grad * (h - n) * z * (1 - z)
+    return cat([d_r, d_z, d_n], 1), cat([d_r, d_z, d_n * r], 1), d_h
+
+
+def fused_gru_cell(gi, gh, h):
+    """One GRU step from the gate pre-activations ``gi``, ``gh`` ``(N, 3H)`` and ``h`` ``(N, H)``."""
+    return apply(ThnnFusedGruCellBackward0, gi, gh, h)
+
+
+# ------------------------------------------------------------------------ fused LSTM step
+class ThnnFusedLstmCellBackward0(Node):
+    """``(h', c')`` of one LSTM step from ``gi``, ``gh`` (both ``(N, 4H)``) and ``c`` ``(N, H)``."""
+
+    def forward(ctx, gi, gh, c):
+        xp = xp_of(c)
+        cx = _compute(c)
+        size = cx.shape[1]
+        gates = _compute(gh) + _compute(gi)
+        with quiet_errors():
+            g = xp.tanh(gates[:, 2 * size:3 * size])
+            _sigmoid_(xp, gates)               # i, f, o (the g block is recomputed above)
+            i, f, o = gates[:, :size], gates[:, size:2 * size], gates[:, 3 * size:]
+            cy = f * cx
+            cy += i * g
+            tc = xp.tanh(cy)
+        hy = o * tc
+        ctx.save_for_backward(gi, gh, c)
+        ctx.workspace = (gates, g, tc)
+        return _back(hy, c._data), _back(cy, c._data)
+
+    def backward(ctx, grad_h, grad_c):
+        gi, gh, c = ctx.saved_tensors
+        if _GRAD_ENABLED[0]:
+            d_gates, d_c = _lstm_cell_grads(grad_h, grad_c, gi, gh, c)
+        else:
+            d_gates, d_c = apply(_LstmCellGrads, grad_h, grad_c, c, workspace=ctx.workspace)
+        need = ctx.needs_input_grad
+        return d_gates if need[0] else None, d_gates if need[1] else None, d_c if need[2] else None
+
+
+class _LstmCellGrads(Node):
+    """The gate and cell-state gradients of a fused LSTM step, from its workspace (no graph)."""
+
+    def forward(ctx, grad_h, grad_c, c, workspace):
+        sig, g, tc = workspace
+        gh_, gc, cx = _compute(grad_h), _compute(grad_c), _compute(c)
+        size = cx.shape[1]
+        i, f, o = sig[:, :size], sig[:, size:2 * size], sig[:, 3 * size:]
+        xp = xp_of(c)
+        d_cy = gh_ * o
+        d_cy *= 1 - tc * tc
+        d_cy += gc
+        d = xp.empty_like(sig)
+        d_i, d_f, d_g, d_o = (d[:, k * size:(k + 1) * size] for k in range(4))
+        xp.multiply(d_cy, g, out=d_i)
+        d_i *= i
+        d_i *= 1 - i
+        xp.multiply(d_cy, cx, out=d_f)
+        d_f *= f
+        d_f *= 1 - f
+        xp.multiply(d_cy, i, out=d_g)
+        d_g *= 1 - g * g
+        xp.multiply(gh_, tc, out=d_o)
+        d_o *= o
+        d_o *= 1 - o
+        return _back(d, grad_h._data), _back(d_cy * f, grad_h._data)
+
+
+def _lstm_cell_grads(grad_h, grad_c, gi, gh, c):
+    """The fused LSTM step's gate and cell gradients as differentiable Tensor ops."""
+    i, f, g, o = (gh + gi).chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    tc = (f * c + i * g).tanh()
+    d_cy = grad_h * o * (1 - tc * tc) + grad_c
+    d_gates = cat([d_cy * g * i * (1 - i), d_cy * c * f * (1 - f), d_cy * i * (1 - g * g),
+                   grad_h * tc * o * (1 - o)], 1)
+    return d_gates, d_cy * f
+
+
+def fused_lstm_cell(gi, gh, c):
+    """One LSTM step from the gate pre-activations ``gi``, ``gh`` ``(N, 4H)`` and ``c``;
+    returns ``(h', c')``."""
+    return apply(ThnnFusedLstmCellBackward0, gi, gh, c)
 
 
 # ------------------------------------------------------------------------ one step of each cell
@@ -26,30 +208,12 @@ def rnn_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, nonlinearity="tanh"):
 
 def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One LSTM step; ``hx = (h, c)``; returns ``(h', c')``."""
-    return _lstm_step(linear(input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh, None)
+    return fused_lstm_cell(linear(input, w_ih, b_ih), linear(hx[0], w_hh, b_hh), hx[1])
 
 
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     """One GRU step; returns ``h'``."""
-    ir, iz, in_ = linear(input, w_ih, b_ih).chunk(3, 1)
-    return _gru_step(ir, iz, in_, hx, w_hh, b_hh)
-
-
-def _lstm_step(gi, h, c, w_hh, b_hh, w_hr):
-    i, f, g, o = (linear(h, w_hh, b_hh) + gi).chunk(4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
-    if w_hr is not None:
-        h = linear(h, w_hr)
-    return h, c
-
-
-def _gru_step(ir, iz, in_, h, w_hh, b_hh):
-    hr, hz, hn = linear(h, w_hh, b_hh).chunk(3, 1)
-    r = (hr + ir).sigmoid()
-    z = (hz + iz).sigmoid()
-    n = (in_ + hn * r).tanh()
-    return (h - n) * z + n
+    return fused_gru_cell(linear(input, w_ih, b_ih), linear(hx, w_hh, b_hh), hx)
 
 
 # ------------------------------------------------------------------------ one layer, one direction
@@ -67,22 +231,22 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     outputs = [None] * steps
+    gis = gi.unbind(0)
     if mode == "GRU":
-        ir, iz, in_ = (g.unbind(0) for g in gi.chunk(3, 2))
         h = state[0]
         for t in order:
-            h = _gru_step(ir[t], iz[t], in_[t], h, w_hh, b_hh)
+            h = apply(ThnnFusedGruCellBackward0, gis[t], linear(h, w_hh, b_hh), h)
             outputs[t] = h
         final = (h,)
     elif mode == "LSTM":
-        gis = gi.unbind(0)
         h, c = state
         for t in order:
-            h, c = _lstm_step(gis[t], h, c, w_hh, b_hh, w_hr)
+            h, c = apply(ThnnFusedLstmCellBackward0, gis[t], linear(h, w_hh, b_hh), c)
+            if w_hr is not None:
+                h = linear(h, w_hr)
             outputs[t] = h
         final = (h, c)
     else:
-        gis = gi.unbind(0)
         h = state[0]
         relu = mode == "RNN_RELU"
         for t in order:
