@@ -28,6 +28,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.grad_mode import enable_grad
+from ..ops.creation import zeros
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
@@ -371,7 +372,8 @@ class Optimizer:
 
 
 def _cast_state(param, value, key=None):
-    """A copy of loaded state ``value`` with its tensors on ``param``'s device (and dtype)."""
+    """Loaded state ``value`` with its tensors on ``param``'s device (and float dtype); like
+    PyTorch, a tensor already there is kept as is (shared with the loaded dict)."""
     if isinstance(value, Tensor):
         if key == "step":
             return value
@@ -392,8 +394,7 @@ def scalar_dtype():
 
 def new_step_counter():
     """A zero ``"step"`` counter: a 0-d float tensor on the CPU, as PyTorch keeps it."""
-    from ..ops.creation import zeros
-    return zeros((), dtype=scalar_dtype())
+    return zeros((), dtype=scalar_dtype(), device="cpu")
 
 
 def increment_step(step_t):

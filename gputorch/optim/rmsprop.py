@@ -114,9 +114,13 @@ class RMSprop(Optimizer):
                         state["grad_avg"] = zeros_like(p)
                 increment_step(state["step"])
                 square_avgs.append(state["square_avg"]._data)
-                if momentum > 0:
+                if momentum > 0:  # (a scheduler may turn momentum on after the first step)
+                    if "momentum_buffer" not in state:
+                        state["momentum_buffer"] = zeros_like(p)
                     buffers.append(state["momentum_buffer"]._data)
                 if centered:
+                    if "grad_avg" not in state:
+                        state["grad_avg"] = zeros_like(p)
                     grad_avgs.append(state["grad_avg"]._data)
             apply_update(rmsprop_update, params, [p._grad._data for p in params], square_avgs, grad_avgs,
                          buffers, lr=as_float(group["lr"]), alpha=group["alpha"], eps=group["eps"],

@@ -636,3 +636,28 @@ def test_no_warning_in_normal_use():
         opt = optim.AdamW([p])
         p.grad = gputorch.ones(2)
         opt.step()
+
+
+def test_rmsprop_momentum_turned_on_later():
+    p = Parameter(gputorch.ones(2, dtype=gputorch.float64))
+    opt = optim.RMSprop([p], lr=0.1)
+    p.grad = gputorch.ones(2, dtype=gputorch.float64)
+    opt.step()
+    opt.param_groups[0]["momentum"] = 0.9
+    opt.param_groups[0]["centered"] = True
+    opt.step()
+    assert set(opt.state[p]) == {"step", "square_avg", "momentum_buffer", "grad_avg"}
+
+
+def test_step_counter_stays_on_cpu_with_a_cuda_default_device():
+    if not gputorch.cuda.is_available():
+        pytest.skip("needs a (real or simulated) CUDA device")
+    gputorch.set_default_device("cuda")
+    try:
+        p = Parameter(gputorch.ones(2))
+        opt = optim.Adam([p])
+        p.grad = gputorch.ones(2)
+        opt.step()
+    finally:
+        gputorch.set_default_device(None)
+    assert opt.state[p]["step"].device.type == "cpu" and opt.state[p]["exp_avg"].device.type == "cuda"
