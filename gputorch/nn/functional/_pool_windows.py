@@ -1,0 +1,275 @@
+"""Pooling on ``(N, C, H, W)`` backend arrays (the array-level half of ``pooling.py``).
+
+Fixed windows (max_pool2d, avg_pool2d) loop over the ``kh * kw`` kernel taps with
+whole-array strided slices (see ``_windows.tap_ranges``); adaptive windows, whose
+size varies along a dim, loop over the taps of the largest window with gathers.
+
+Max pooling records, per output, the *tap* (position inside its window) that won;
+the flat ``H * W`` indices that PyTorch returns are computed from it, and the
+backward scatters the gradient one tap at a time.
+"""
+import numpy as np
+
+from ._windows import tap_ranges
+
+__all__ = ["max_pool", "max_pool_indices", "taps_from_indices", "max_pool_grad", "avg_pool", "avg_pool_grad",
+           "adaptive_bounds", "adaptive_avg_pool", "adaptive_avg_pool_grad", "adaptive_max_pool",
+           "scatter_add_indices"]
+
+
+def _strided(start, count, stride):
+    return slice(start, start + (count - 1) * stride + 1, stride)
+
+
+def _taps(x_hw, out_hw, kernel, stride, padding, dilation):
+    """``[(t, region, source)]`` for every kernel tap that reads the input: the output region it
+    feeds and the strided input slice it reads (index tuples for the last two dims)."""
+    rows = tap_ranges(x_hw[0], out_hw[0], kernel[0], stride[0], padding[0], dilation[0])
+    cols = tap_ranges(x_hw[1], out_hw[1], kernel[1], stride[1], padding[1], dilation[1])
+    found = []
+    for i, (rlo, rhi, rs) in enumerate(rows):
+        for j, (clo, chi, cs) in enumerate(cols):
+            if rlo < rhi and clo < chi:
+                found.append((i * kernel[1] + j, (slice(rlo, rhi), slice(clo, chi)),
+                              (_strided(rs, rhi - rlo, stride[0]), _strided(cs, chi - clo, stride[1]))))
+    return found
+
+
+def _full(region, out_hw):
+    return region[0] == slice(0, out_hw[0]) and region[1] == slice(0, out_hw[1])
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+# ---------------------------------------------------------------- max pooling
+def max_pool(xp, x, kernel, stride, padding, dilation, out_hw, with_taps=True):
+    """``(out, taps)``: the window maxima and the winning tap of each window (``None`` unless
+    ``with_taps``). Ties keep the first position; a NaN wins over numbers (the last NaN over
+    earlier ones), as in PyTorch."""
+    lead = x.shape[:-2]
+    taps = _taps(x.shape[-2:], out_hw, kernel, stride, padding, dilation)
+    is_float = x.dtype.kind == "f"
+    ntaps = kernel[0] * kernel[1]
+    tap_dtype = np.int8 if ntaps <= 127 else np.int32
+    first_t, first_region, first_src = taps[0]
+    if _full(first_region, out_hw):
+        out = x[(..., *first_src)].copy()
+        win = xp.full(out.shape, first_t, dtype=tap_dtype) if with_taps else None
+        rest = taps[1:]
+    else:
+        out = xp.full(lead + tuple(out_hw), _lowest(x.dtype), dtype=x.dtype)
+        win = xp.full(out.shape, -1, dtype=tap_dtype) if with_taps else None
+        rest = taps
+    for t, region, src in rest:
+        v = x[(..., *src)]
+        m = out[(..., *region)]
+        if not with_taps:
+            out[(..., *region)] = xp.maximum(m, v)    # propagates NaN, like PyTorch
+            continue
+        take = v > m
+        if is_float:
+            take |= v != v
+        out[(..., *region)] = xp.where(take, v, m)
+        w = win[(..., *region)]
+        win[(..., *region)] = xp.where(take, tap_dtype(t), w)
+    if with_taps and not _full(first_region, out_hw) and bool((win < 0).any()):
+        # Windows whose values are all -inf: PyTorch reports their first real position.
+        for t, region, _ in taps:
+            w = win[(..., *region)]
+            win[(..., *region)] = xp.where(w < 0, tap_dtype(t), w)
+    return out, win
+
+
+def max_pool_indices(xp, win, x_hw, kernel, stride, padding, dilation):
+    """Flat ``H * W`` input indices of the winning taps ``win`` (int64, PyTorch's return_indices)."""
+    h, w = x_hw
+    ho, wo = win.shape[-2:]
+    base = ((np.arange(ho) * stride[0] - padding[0])[:, None] * w
+            + (np.arange(wo) * stride[1] - padding[1])[None, :])
+    ti, tj = np.divmod(np.arange(kernel[0] * kernel[1]), kernel[1])
+    offset = ti * dilation[0] * w + tj * dilation[1]
+    return xp.asarray(base) + xp.take(xp.asarray(offset), win.astype(np.intp, copy=False))
+
+
+def taps_from_indices(xp, indices, x_hw, kernel, stride, padding, dilation):
+    """The inverse of :func:`max_pool_indices`: which tap of its window each index is."""
+    w = x_hw[1]
+    ho, wo = indices.shape[-2:]
+    ih, iw = indices // w, indices % w
+    row0 = xp.asarray((np.arange(ho) * stride[0] - padding[0])[:, None])
+    col0 = xp.asarray((np.arange(wo) * stride[1] - padding[1])[None, :])
+    return ((ih - row0) // dilation[0]) * kernel[1] + (iw - col0) // dilation[1]
+
+
+def max_pool_grad(xp, grad, win, x_shape, kernel, stride, padding, dilation):
+    """Scatter ``grad`` to the winning positions ``win`` (taps), one tap at a time."""
+    out_hw = grad.shape[-2:]
+    taps = _taps(x_shape[-2:], out_hw, kernel, stride, padding, dilation)
+    gx = xp.zeros(x_shape, dtype=grad.dtype)
+    overlap = any(s < d * (k - 1) + 1 for s, k, d in zip(stride, kernel, dilation))
+    zero = grad.dtype.type(0)
+    for t, region, src in taps:
+        g = xp.where(win[(..., *region)] == t, grad[(..., *region)], zero)
+        if overlap:
+            gx[(..., *src)] += g
+        else:
+            gx[(..., *src)] = g      # windows are disjoint: each input is written once
+    return gx
+
+
+# ---------------------------------------------------------------- average pooling
+def _avg_divisor(xp, dtype, x_hw, out_hw, kernel, stride, padding, count_include_pad, divisor_override):
+    if divisor_override:
+        return divisor_override
+    sizes = []
+    for d in range(2):
+        start = np.arange(out_hw[d]) * stride[d] - padding[d]
+        end = np.minimum(start + kernel[d], x_hw[d] + padding[d])
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, x_hw[d])
+        sizes.append(end - start)
+    div = sizes[0][:, None] * sizes[1][None, :]
+    if (div == div.flat[0]).all():
+        return int(div.flat[0])
+    return xp.asarray(div.astype(dtype if dtype.kind == "f" else np.int64))
+
+
+def avg_pool(xp, x, kernel, stride, padding, out_hw, count_include_pad, divisor_override):
+    """Window sums divided by the window size (PyTorch's divisor rules)."""
+    acc = np.float32 if x.dtype == np.float16 else (np.int64 if x.dtype.kind in "iub" else x.dtype)
+    lead = x.shape[:-2]
+    taps = _taps(x.shape[-2:], out_hw, kernel, stride, padding, (1, 1))
+    first_t, first_region, first_src = taps[0]
+    if _full(first_region, out_hw):
+        total = x[(..., *first_src)].astype(acc, copy=True)
+        taps = taps[1:]
+    else:
+        total = xp.zeros(lead + tuple(out_hw), dtype=acc)
+    for _, region, src in taps:
+        total[(..., *region)] += x[(..., *src)]
+    div = _avg_divisor(xp, np.dtype(acc), x.shape[-2:], out_hw, kernel, stride, padding, count_include_pad,
+                       divisor_override)
+    if total.dtype.kind == "f":
+        total /= div
+        return total.astype(x.dtype, copy=False)
+    quotient = xp.abs(total) // xp.abs(div) if not isinstance(div, int) else xp.abs(total) // abs(div)
+    return (xp.sign(total) * xp.sign(div) * quotient).astype(x.dtype)   # C's truncating division
+
+
+def avg_pool_grad(xp, grad, x_shape, kernel, stride, padding, count_include_pad, divisor_override):
+    out_hw = grad.shape[-2:]
+    div = _avg_divisor(xp, grad.dtype, x_shape[-2:], out_hw, kernel, stride, padding, count_include_pad,
+                       divisor_override)
+    g = grad / div
+    gx = xp.zeros(x_shape, dtype=grad.dtype)
+    for _, region, src in _taps(x_shape[-2:], out_hw, kernel, stride, padding, (1, 1)):
+        gx[(..., *src)] += g[(..., *region)]
+    return gx
+
+
+# ---------------------------------------------------------------- adaptive pooling
+def adaptive_bounds(size, out):
+    """PyTorch's adaptive windows along one dim: ``start = floor(i*size/out)``,
+    ``end = ceil((i+1)*size/out)`` (host int arrays)."""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def _window_sum(xp, x, axis, size, out):
+    """Sums of the adaptive windows along ``axis`` (-1 or -2)."""
+    start, end = adaptive_bounds(size, out)
+    if size % out == 0:                   # equal windows side by side: strided slices
+        k = size // out
+        sl = [slice(None)] * x.ndim
+        total = None
+        for t in range(k):
+            sl[axis] = slice(t, size, k)
+            v = x[tuple(sl)]
+            total = v.copy() if total is None else _acc_add(total, v)
+        return total
+    total = None
+    for t in range(int((end - start).max())):
+        idx = np.minimum(start + t, end - 1)
+        valid = start + t < end
+        v = xp.take(x, xp.asarray(idx), axis=axis)
+        if not valid.all():
+            shape = [1] * x.ndim
+            shape[axis] = out
+            v = xp.where(xp.asarray(valid.reshape(shape)), v, x.dtype.type(0))
+        total = v if total is None else _acc_add(total, v)
+    return total
+
+
+def _acc_add(total, v):
+    total += v
+    return total
+
+
+def _pool_matrix(xp, size, out, dtype):
+    """(out, size) 0/1 matrix of the adaptive windows along one dim."""
+    start, end = adaptive_bounds(size, out)
+    j = np.arange(size)
+    return xp.asarray(((j >= start[:, None]) & (j < end[:, None])).astype(dtype))
+
+
+def _counts(size, out):
+    start, end = adaptive_bounds(size, out)
+    return end - start
+
+
+def adaptive_avg_pool(xp, x, out_hw):
+    h, w = x.shape[-2:]
+    acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+    total = _window_sum(xp, _window_sum(xp, x.astype(acc, copy=False), -1, w, out_hw[1]), -2, h, out_hw[0])
+    div = _counts(h, out_hw[0])[:, None] * _counts(w, out_hw[1])[None, :]
+    if (div == div.flat[0]).all():
+        total /= acc.type(div.flat[0])
+    else:
+        total /= xp.asarray(div.astype(acc))
+    return total.astype(x.dtype, copy=False)
+
+
+def adaptive_avg_pool_grad(xp, grad, x_shape):
+    h, w = x_shape[-2:]
+    ho, wo = grad.shape[-2:]
+    div = _counts(h, ho)[:, None] * _counts(w, wo)[None, :]
+    g = grad / xp.asarray(div.astype(grad.dtype))
+    ph = _pool_matrix(xp, h, ho, grad.dtype)
+    pw = _pool_matrix(xp, w, wo, grad.dtype)
+    return ph.T @ g @ pw                 # (H, Ho) @ (..., Ho, Wo) @ (Wo, W)
+
+
+def adaptive_max_pool(xp, x, out_hw):
+    """``(out, indices)``: maxima of the adaptive windows and their flat ``H * W`` indices."""
+    h, w = x.shape[-2:]
+    (hs, he), (ws, we) = adaptive_bounds(h, out_hw[0]), adaptive_bounds(w, out_hw[1])
+    out = idx = None
+    is_float = x.dtype.kind == "f"
+    for ti in range(int((he - hs).max())):
+        rows = np.minimum(hs + ti, he - 1)        # short windows repeat their last row: harmless for max
+        xr = xp.take(x, xp.asarray(rows), axis=-2)
+        for tj in range(int((we - ws).max())):
+            cols = np.minimum(ws + tj, we - 1)
+            v = xp.take(xr, xp.asarray(cols), axis=-1)
+            flat = xp.asarray(rows[:, None] * w + cols[None, :])
+            if out is None:
+                out, idx = v, xp.broadcast_to(flat, v.shape).copy()
+                continue
+            take = v > out
+            if is_float:
+                take |= v != v
+            out = xp.where(take, v, out)
+            idx = xp.where(take, flat, idx)
+    return out, idx
+
+
+def scatter_add_indices(xp, grad, indices, x_shape):
+    """Sum ``grad`` into a zero image at the flat ``H * W`` ``indices`` of each plane (duplicates add)."""
+    hw = x_shape[-2] * x_shape[-1]
+    planes = int(np.prod(x_shape[:-2], dtype=np.int64))
+    gx = xp.zeros(planes * hw, dtype=grad.dtype)
+    offsets = xp.arange(planes, dtype=indices.dtype).reshape(grad.shape[:-2] + (1, 1)) * hw
+    xp.add.at(gx, (indices + offsets).reshape(-1), grad.reshape(-1))
+    return gx.reshape(x_shape)
