@@ -12,6 +12,7 @@ Shapes of the classification losses: input ``(N, C)``, ``(N, C, d1, d2, ...)`` o
 (unbatched); class-index target ``(N,)``, ``(N, d1, d2, ...)`` or ``()``; a target of the input's
 shape holds class probabilities (cross_entropy only).
 """
+import contextlib
 import math
 import warnings
 import weakref
@@ -124,21 +125,10 @@ def _tensor_grads(ctx, *grads):
     return grads + (None,) * (len(ctx.next_functions) - len(grads))
 
 
-class _NullContext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
-
-
-_NULL_CONTEXT = _NullContext()
-
-
 def _on_device(t):
     """The device context of ``t`` (for arrays made in backward, outside the dispatcher)."""
     ctx = t._device._ctx
-    return _NULL_CONTEXT if ctx is None else ctx
+    return contextlib.nullcontext() if ctx is None else ctx
 
 
 # ----------------------------------------------------------------------------- regression losses
@@ -226,12 +216,8 @@ class SoftMarginLossBackward0(Node):
 
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
-        need = ctx.needs_input_grad
-        norm = -_mean_scale(ctx)
         z = (-target * input).exp()
-        gi = grad_for(target * z * norm / (z + 1) * grad, input) if need[0] else None
-        gt = grad_for(input * z * norm / (z + 1) * grad, target) if need[1] else None
-        return gi, gt
+        return grad_for(target * z * -_mean_scale(ctx) / (z + 1) * grad, input), None
 
 
 def _weighted(loss, weight, reduction, mean_by_weight):
@@ -303,6 +289,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss ``log(1 + exp(-target * input))`` (targets 1 or -1)."""
     reduction = _reduction.resolve(size_average, reduce, reduction)
+    _not_differentiable("soft_margin_loss", "target", target)
     return apply(SoftMarginLossBackward0, input, target, reduction)
 
 
@@ -546,14 +533,11 @@ def _target_distribution(ctx, xp, dtype, shape, smoothing):
     else:
         rowsum = 1.0 if w is None else w
     if ctx.reduction == "mean":
-        total_weight = ctx.total_weight
+        with quiet_errors():  # no total weight (all ignored, or zero weights): inf, then NaN grads
+            scale = xp.true_divide(1.0, xp.asarray(ctx.total_weight, dtype=dtype))
+        if valid is not None:  # ignored targets get exactly 0, even when the scale is inf
+            scale = xp.where(valid, scale, 0)
         with quiet_errors():
-            if isinstance(total_weight, int):
-                scale = 1.0 / total_weight if total_weight else float("inf")
-            else:
-                scale = 1.0 / total_weight
-            if valid is not None:
-                scale = xp.where(valid, scale, 0).astype(dtype, copy=False)
             g = g * scale
             rowsum = rowsum * scale
     return g, rowsum
@@ -593,11 +577,7 @@ def _log_softmax_array(xp, x, axis):
 class NllLossBackward0(Node):
     """Negative log-likelihood of class-index targets given log-probabilities."""
 
-    kernel = "nll_loss_out_frame"
-
     def forward(ctx, input, target, weight, reduction, ignore_index):
-        if input._dtype._category != 2:
-            raise _not_implemented(ctx.kernel, input._dtype)
         xp = xp_of(input)
         x = input._data
         ctx.reduction, ctx.shape, ctx.dtype = reduction, x.shape, x.dtype
@@ -618,8 +598,6 @@ class NllLossBackward0(Node):
 
 class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss of inputs with spatial dims ``(N, C, d1, ...)`` (PyTorch's name for them)."""
-
-    kernel = "nll_loss2d_forward_out_frame"
 
 
 class CrossEntropyLossBackward0(Node):
@@ -686,7 +664,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction.resolve(size_average, reduce, reduction)
     _check_class_args(input, target, weight)
     _not_differentiable("nll_loss_forward", "weight", weight)
-    op = NllLoss2DBackward0 if input._data.ndim >= 3 else NllLossBackward0
+    spatial = input._data.ndim >= 3
+    if input._dtype._category != 2:
+        kernel = "nll_loss2d_forward_out_frame" if spatial else "nll_loss_out_frame"
+        raise _not_implemented(kernel, input._dtype)
+    op = NllLoss2DBackward0 if spatial else NllLossBackward0
     return apply(op, input, target, weight, reduction, ignore_index)
 
 
@@ -778,7 +760,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * (input + eps).log()
     if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        stirling = xlogy(target, target) - target + 0.5 * (2 * math.pi * target).log()
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 
@@ -815,8 +797,9 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     ``target`` is 1 (below where -1)."""
     reduction = _reduction.resolve(size_average, reduce, reduction)
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
-        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got sizes: "
-                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+        raise RuntimeError("margin_ranking_loss : All input tensors should have same dimension but got "
+                           f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
+                           f"{target.size()} ")
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
@@ -829,8 +812,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     need = 2 if tdim == 1 else 1
     if input1.dim() != need or input2.dim() != need:
-        raise RuntimeError(f"{tdim}D target tensor expects {need}D input tensors, but found inputs with sizes "
-                           f"{list(input1.shape)} and {list(input2.shape)}.")
+        raise RuntimeError(f"{tdim}D target tensor expects {need}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
     eps = 1e-12
     prod_sum = (input1 * input2).sum(tdim)
     mag_square1 = (input1 * input1).sum(tdim) + eps
