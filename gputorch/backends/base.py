@@ -2,8 +2,9 @@
 
 Ops are written once against ``xp`` (the NumPy API, which CuPy mirrors). A backend
 may replace one op's forward with a specialised implementation by putting it in
-``overrides`` (keyed by the op's graph-node class); the dispatcher looks there
-first. Nothing above this layer tests which device it is running on.
+``overrides``: keyed by the op's graph-node class (the dispatcher looks there
+first), or by an array-level update function such as ``gputorch.optim.adam.adam_update``
+(the optimizers look there). Nothing above this layer tests which device it is running on.
 """
 
 
@@ -14,7 +15,8 @@ class Backend:
         name: the device type ("cpu", "cuda", ...).
         xp: the array module (``numpy``, ``cupy``).
         array_type: the class of arrays this backend produces.
-        overrides: ``{node class: forward function}`` replacing generic op forwards.
+        overrides: ``{node class: forward function}`` replacing generic op forwards, and
+            ``{update function: replacement}`` for the optimizers' array-level updates.
     """
 
     name = None
