@@ -150,7 +150,7 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
 
     # Dependencies: how many edges lead into each node from the part of the graph we run.
     deps = {}
-    stack = [fn for fn, _, _ in roots]
+    stack = list({fn: None for fn, _, _ in roots})  # a node with several root outputs counts once
     seen = set(stack)
     while stack:
         for nxt, _ in stack.pop().next_functions:
