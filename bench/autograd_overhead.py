@@ -16,7 +16,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync, limit_threads, measure  # noqa: E402
+from timing import format_table, limit_threads, run_cases  # noqa: E402
 
 TITLE = "Autograd overhead (microseconds per step, median of repeats)"
 
@@ -121,62 +121,9 @@ CASES = [
 ]
 
 
-def frameworks():
-    """[(name, module)]: gputorch always, torch when it can be imported."""
-    import gputorch
-    found = [("gputorch", gputorch)]
-    try:
-        import torch
-    except ImportError:
-        pass
-    else:
-        found.append(("torch", torch))
-    return found
-
-
-def _usable(fw, device):
-    return not device.startswith("cuda") or fw.cuda.is_available()
-
-
 def run(device="cpu", quick=False):
     """Measure every case on every framework; returns a list of result rows (dicts)."""
-    timing = {"sample_s": 0.01, "repeat": 3, "warmup_s": 0.01} if quick else {}
-    rows = []
-    fws = frameworks()
-    for case_name, builder, kwargs in CASES:
-        row = {"benchmark": case_name, "device": device}
-        for fw_name, fw in fws:
-            if not _usable(fw, device):
-                row[fw_name] = {"error": f"{device} not available"}
-                continue
-            try:
-                step = builder(fw, device, **kwargs)
-                row[fw_name] = measure(step, sync=framework_sync(fw, device), **timing)
-            except Exception as e:  # an op not written yet, or a bug: report it, keep going
-                row[fw_name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
-        g, t = row.get("gputorch", {}), row.get("torch", {})
-        if "median_us" in g and "median_us" in t:
-            row["ratio"] = g["median_us"] / t["median_us"]
-        rows.append(row)
-    return rows
-
-
-def format_table(rows):
-    """Markdown table: benchmark | gputorch | torch | gputorch/torch."""
-    def cell(result):
-        if result is None:
-            return "n/a"
-        if "error" in result:
-            return f"error ({result['error']})"
-        return f"{result['median_us']:.1f}"
-
-    lines = ["| benchmark | device | gputorch (us) | torch (us) | gputorch/torch |",
-             "| --- | --- | ---: | ---: | ---: |"]
-    for r in rows:
-        ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "n/a"
-        lines.append(f"| {r['benchmark']} | {r['device']} | {cell(r.get('gputorch'))} | "
-                     f"{cell(r.get('torch'))} | {ratio} |")
-    return "\n".join(lines)
+    return run_cases(CASES, device, quick)
 
 
 def main(argv=None):

@@ -77,3 +77,62 @@ def framework_sync(fw, device):
         return cuda_sync
     dev = fw.device(device)
     return lambda: dev.backend.synchronize(dev)
+
+
+def frameworks():
+    """[(name, module)]: gputorch always, torch when it can be imported."""
+    import gputorch
+    found = [("gputorch", gputorch)]
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        found.append(("torch", torch))
+    return found
+
+
+def _usable(fw, device):
+    return not device.startswith("cuda") or fw.cuda.is_available()
+
+
+def run_cases(cases, device="cpu", quick=False):
+    """Measure each ``(name, builder, kwargs)`` case on every framework: ``builder(fw, device,
+    **kwargs)`` returns a zero-argument step. Returns one result row (a dict) per case."""
+    timing = {"sample_s": 0.01, "repeat": 3, "warmup_s": 0.01} if quick else {}
+    rows = []
+    fws = frameworks()
+    for case_name, builder, kwargs in cases:
+        row = {"benchmark": case_name, "device": device}
+        for fw_name, fw in fws:
+            if not _usable(fw, device):
+                row[fw_name] = {"error": f"{device} not available"}
+                continue
+            try:
+                step = builder(fw, device, **kwargs)
+                row[fw_name] = measure(step, sync=framework_sync(fw, device), **timing)
+            except Exception as e:  # an op not written yet, or a bug: report it, keep going
+                row[fw_name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
+        g, t = row.get("gputorch", {}), row.get("torch", {})
+        if "median_us" in g and "median_us" in t:
+            row["ratio"] = g["median_us"] / t["median_us"]
+        rows.append(row)
+    return rows
+
+
+def format_table(rows):
+    """Markdown table: benchmark | gputorch | torch | gputorch/torch."""
+    def cell(result):
+        if result is None:
+            return "n/a"
+        if "error" in result:
+            return f"error ({result['error']})"
+        return f"{result['median_us']:.1f}"
+
+    lines = ["| benchmark | device | gputorch (us) | torch (us) | gputorch/torch |",
+             "| --- | --- | ---: | ---: | ---: |"]
+    for r in rows:
+        ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "n/a"
+        lines.append(f"| {r['benchmark']} | {r['device']} | {cell(r.get('gputorch'))} | "
+                     f"{cell(r.get('torch'))} | {ratio} |")
+    return "\n".join(lines)
