@@ -112,11 +112,14 @@ class PadBackwardBackward0(Node):
 
 def _pad_index(xp, kind, n, left, right):
     """The source position of each output position along one padded axis."""
+    if kind == "circular":
+        # as PyTorch: negative pads crop first, then the kept part wraps around
+        start = max(-left, 0)
+        kept = n - start - max(-right, 0)
+        return xp.mod(xp.arange(-max(left, 0), kept + max(right, 0)), kept) + start
     pos = xp.arange(-left, n + right)
     if kind == "replicate":
         return xp.clip(pos, 0, n - 1)
-    if kind == "circular":
-        return xp.mod(pos, n)
     if n == 1:
         return xp.zeros_like(pos)
     period = 2 * (n - 1)
@@ -161,7 +164,7 @@ def _pad_plan(input, pad, mode):
         if mode == "circular":
             if left > n or right > n:
                 raise RuntimeError("Padding value causes wrapping around more than once.")
-            if n + left + right <= 0 and (left < 0 or right < 0):
+            if n - max(-left, 0) - max(-right, 0) <= 0:
                 raise RuntimeError("Negative padding value is resulting in an empty dimension")
         size = n + left + right
         if size < 0:
