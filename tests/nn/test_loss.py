@@ -260,7 +260,8 @@ def test_cross_entropy_class_probabilities_parity(shape, weighted, smoothing, de
     for reduction in REDUCTIONS:
         kw = dict(reduction=reduction, label_smoothing=smoothing)
         _parity(device, lambda a, b, c: F.cross_entropy(a, b, weight=c, **kw),
-                lambda a, b, c: torch.nn.functional.cross_entropy(a, b, weight=c, **kw), [x, p, w], grads=(0, 1))
+                lambda a, b, c: torch.nn.functional.cross_entropy(a, b, weight=c, **kw), [x, p, w],
+                grads=(0, 1))
 
 
 def test_cross_entropy_uint8_targets_and_float32(device):
@@ -414,7 +415,8 @@ def test_kl_div_parity(reduction, log_target, device):
     kw = dict(reduction=reduction, log_target=log_target)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        _parity(device, lambda a, b: F.kl_div(a, b, **kw), lambda a, b: torch.nn.functional.kl_div(a, b, **kw),
+        _parity(device, lambda a, b: F.kl_div(a, b, **kw),
+                lambda a, b: torch.nn.functional.kl_div(a, b, **kw),
                 [x, y], grads=(0, 1) if log_target else (0,))
 
 
@@ -448,7 +450,8 @@ def test_gaussian_nll_loss_parity(var_shape, full, reduction, device):
     var.reshape(-1)[0] = 1e-9  # clamped at eps, gradient still flows
     kw = dict(full=full, reduction=reduction)
     _parity(device, lambda a, b, c: F.gaussian_nll_loss(a, b, c, **kw),
-            lambda a, b, c: torch.nn.functional.gaussian_nll_loss(a, b, c, **kw), [x, y, var], grads=(0, 1, 2))
+            lambda a, b, c: torch.nn.functional.gaussian_nll_loss(a, b, c, **kw), [x, y, var],
+            grads=(0, 1, 2))
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -470,7 +473,8 @@ def test_cosine_embedding_loss_parity(reduction, batched, device):
     a, b = rng.standard_normal(shape), rng.standard_normal(shape)
     t = np.array([1.0, -1.0, 1.0, -1.0, -1.0]) if batched else np.array(-1.0)
     _parity(device, lambda p, q, r: F.cosine_embedding_loss(p, q, r, margin=-0.5, reduction=reduction),
-            lambda p, q, r: torch.nn.functional.cosine_embedding_loss(p, q, r, margin=-0.5, reduction=reduction),
+            lambda p, q, r: torch.nn.functional.cosine_embedding_loss(p, q, r, margin=-0.5,
+                                                                      reduction=reduction),
             [a, b, t], grads=(0, 1))
 
 
@@ -592,15 +596,16 @@ def test_class_loss_weight_and_option_errors(device):
     t = _t(np.array([0, 1, 2]), device)
     _expect(RuntimeError, "weight tensor should be defined either for all 5 classes or no classes but got "
             "weight tensor of shape: [4]", lambda: F.cross_entropy(x, t, weight=_t(np.ones(4), device)))
-    _expect(RuntimeError, "weight tensor of shape: [1, 5]", lambda: F.nll_loss(x, t, weight=_t(np.ones((1, 5)),
-                                                                                                device)))
+    _expect(RuntimeError, "weight tensor of shape: [1, 5]",
+            lambda: F.nll_loss(x, t, weight=_t(np.ones((1, 5)), device)))
     _expect(RuntimeError, "cross_entropy: weight tensor should be defined either for all 5 classes",
             lambda: F.cross_entropy(x, _t(np.zeros((3, 5)), device), weight=_t(np.ones(4), device)))
     _expect(RuntimeError, "expected scalar type Double but found Float",
             lambda: F.cross_entropy(x, t, weight=_t(np.ones(5, dtype=np.float32), device)))
     _expect(RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 1.5",
             lambda: F.cross_entropy(x, t, label_smoothing=1.5))
-    _expect(ValueError, "foo is not a valid value for reduction", lambda: F.cross_entropy(x, t, reduction="foo"))
+    _expect(ValueError, "foo is not a valid value for reduction",
+            lambda: F.cross_entropy(x, t, reduction="foo"))
     _expect(NotImplementedError, "not implemented for 'Long'",
             lambda: F.cross_entropy(t.reshape(3, 1), _t(np.zeros(3, dtype=np.int64), device)))
     _expect(NotImplementedError, "not implemented for 'Long'",
@@ -632,7 +637,8 @@ def test_binary_loss_errors(device):
             lambda: F.binary_cross_entropy_with_logits(p, p[:2]))
     x2 = _t(np.zeros((3, 2)), device)
     _expect(RuntimeError, "The size of tensor a (3) must match the size of tensor b (2) at non-singleton "
-            "dimension 1", lambda: F.binary_cross_entropy_with_logits(x2, x2, pos_weight=_t(np.ones(3), device)))
+            "dimension 1",
+            lambda: F.binary_cross_entropy_with_logits(x2, x2, pos_weight=_t(np.ones(3), device)))
     _expect(RuntimeError, "The size of tensor a (2) must match the size of tensor b (3)",
             lambda: F.binary_cross_entropy_with_logits(x2, x2, weight=_t(np.ones(3), device)))
     _expect(RuntimeError, "not differentiable with respect to argument 'pos_weight'",
@@ -655,15 +661,18 @@ def test_regression_and_other_loss_errors(device):
                 lambda: F.mse_loss(x, x[:2]))
     ints = _t(np.array([1, 2]), device)
     _expect(NotImplementedError, "not implemented for 'Long'", lambda: F.mse_loss(ints, ints))
-    _expect(RuntimeError, "kl_div: Integral inputs not supported.", lambda: F.kl_div(x[:2], ints, reduction="sum"))
+    _expect(RuntimeError, "kl_div: Integral inputs not supported.",
+            lambda: F.kl_div(x[:2], ints, reduction="sum"))
     _expect(RuntimeError, "margin_ranking_loss : All input tensors should have same dimension",
             lambda: F.margin_ranking_loss(x, x, x.reshape(3, 1)))
-    _expect(RuntimeError, "1D target tensor expects 2D input tensors, but found inputs with sizes [3] and [3, 2].",
+    _expect(RuntimeError,
+            "1D target tensor expects 2D input tensors, but found inputs with sizes [3] and [3, 2].",
             lambda: F.cosine_embedding_loss(x, _t(np.zeros((3, 2)), device), x))
     _expect(ValueError, "var has negative entry/entries", lambda: F.gaussian_nll_loss(x, x, x - 1))
     _expect(ValueError, "var is of incorrect size",
             lambda: F.gaussian_nll_loss(x.reshape(3, 1).expand(3, 2), x.reshape(3, 1).expand(3, 2), x[:2]))
-    _expect(ValueError, "x is not a valid value for reduction", lambda: F.poisson_nll_loss(x, x, reduction="x"))
+    _expect(ValueError, "x is not a valid value for reduction",
+            lambda: F.poisson_nll_loss(x, x, reduction="x"))
 
 
 # ================================================================ legacy reduction arguments
@@ -739,3 +748,39 @@ def test_cross_entropy_module_parity_with_torch_module(device):
     mine = nn.CrossEntropyLoss(weight=_t(w, device), label_smoothing=0.05, ignore_index=3)
     theirs = torch.nn.CrossEntropyLoss(weight=torch.tensor(w), label_smoothing=0.05, ignore_index=3)
     _parity(device, mine, theirs, [x, t])
+
+
+# ================================================================ training parity
+@pytest.mark.parametrize("loss_name", ["cross_entropy", "bce_with_logits", "mse"])
+def test_training_steps_match_torch(loss_name, device):
+    """Same float64 weights and batches in both: the same loss at every SGD step."""
+    torch = _torch()
+    rng = _rng(50)
+    w0, b0 = rng.standard_normal((3, 4)) * 0.5, rng.standard_normal(3) * 0.1
+    cw = rng.uniform(0.5, 2.0, 3)
+    models = []
+    for mod, tens in ((gputorch, lambda a: _t(a, device)), (torch, torch.tensor)):
+        lin = mod.nn.Linear(4, 3, dtype=mod.float64, device=device if mod is gputorch else "cpu")
+        with mod.no_grad():
+            lin.weight.copy_(tens(w0))
+            lin.bias.copy_(tens(b0))
+        if loss_name == "cross_entropy":
+            crit = mod.nn.CrossEntropyLoss(weight=tens(cw), label_smoothing=0.1, ignore_index=2)
+        elif loss_name == "bce_with_logits":
+            crit = mod.nn.BCEWithLogitsLoss(pos_weight=tens(cw))
+        else:
+            crit = mod.nn.MSELoss()
+        opt = mod.optim.SGD(lin.parameters(), lr=0.3, momentum=0.9)
+        models.append((lin, crit, opt, tens))
+    for step in range(6):
+        x = rng.standard_normal((8, 4))
+        y = rng.integers(0, 3, 8) if loss_name == "cross_entropy" else rng.uniform(0, 1, (8, 3))
+        losses = []
+        for lin, crit, opt, tens in models:
+            opt.zero_grad()
+            loss = crit(lin(tens(x)), tens(y))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-10, abs=1e-12), f"step {step}"
+    assert_close(models[0][0].weight, models[1][0].weight, rtol=1e-10, atol=1e-12)
