@@ -166,11 +166,21 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0):
         stride = kernel_size
     kernel_size, stride, padding, dilation = (_single(v) for v in (kernel_size, stride, padding, dilation))
-    if isinstance(stride, int) and stride <= 0:
-        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {stride}")
-    if isinstance(padding, int) and isinstance(kernel_size, int) and padding > kernel_size // 2:
-        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
-                           f"padding={padding} and kernel_size={kernel_size}")
+    if all(isinstance(v, int) for v in (kernel_size, stride, padding, dilation)):
+        if kernel_size <= 0:
+            raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {kernel_size}")
+        if stride <= 0:
+            raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {stride}")
+        if padding < 0:
+            raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+        if padding > kernel_size // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                               f"padding={padding} and kernel_size={kernel_size}")
+        if dilation <= 0:
+            raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+        size = out_size(input.shape[-1], kernel_size, stride, padding, padding, dilation, ceil_mode)
+        if size <= 0:
+            raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
     result = max_pool2d_with_indices(input.unsqueeze(-2), (1, kernel_size), (1, stride), (0, padding),
                                      (1, dilation), ceil_mode, return_indices)
     if return_indices:

@@ -259,3 +259,266 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         return input / denom
     from ...ops.arithmetic import div
     return div(input, denom, out=out)
+
+
+# ================================================================ interpolate
+# Resampling is separable: along each spatial dim, output position ``o`` reads input
+# ``idx0[o]`` (nearest) or ``lam0[o] * x[idx0[o]] + lam1[o] * x[idx1[o]]`` (linear). The
+# index/weight plan of each dim is computed on the host with PyTorch's formulas (in float32
+# for float32 inputs, as PyTorch's kernels do), the last dim is resampled first (PyTorch's
+# order of operations), and the gradient applies each dim's (out, in) weight matrix transposed.
+class _ResamplePlan:
+    """Per-dim plan: ``idx0``, ``lam0``, ``idx1``, ``lam1`` (host arrays; ``idx1 is None`` for nearest)."""
+
+    __slots__ = ("in_size", "out_size", "idx0", "lam0", "idx1", "lam1")
+
+    def __init__(self, in_size, out_size, idx0, lam0=None, idx1=None, lam1=None):
+        self.in_size, self.out_size = in_size, out_size
+        self.idx0, self.lam0, self.idx1, self.lam1 = idx0, lam0, idx1, lam1
+
+    def matrix(self, np_dtype):
+        a = np.zeros((self.out_size, self.in_size), dtype=np_dtype)
+        rows = np.arange(self.out_size)
+        if self.idx1 is None:
+            a[rows, self.idx0] = 1
+        else:
+            np.add.at(a, (rows, self.idx0), self.lam0.astype(np_dtype))
+            np.add.at(a, (rows, self.idx1), self.lam1.astype(np_dtype))
+        return a
+
+    def repeat_factor(self):
+        """``k`` when this is nearest upsampling by an integer factor (output ``o`` reads ``o // k``)."""
+        if self.idx1 is not None or self.out_size % self.in_size:
+            return None
+        k = self.out_size // self.in_size
+        return k if np.array_equal(self.idx0, np.arange(self.out_size) // k) else None
+
+
+def _nearest_plan(in_size, out_size, scale, exact):
+    o = np.arange(out_size)
+    if not exact and out_size == in_size:
+        return _ResamplePlan(in_size, out_size, o)
+    if not exact and out_size == 2 * in_size:
+        return _ResamplePlan(in_size, out_size, o >> 1)
+    s = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(in_size) / np.float32(out_size)
+    pos = (o.astype(np.float32) + np.float32(0.5)) * s if exact else o.astype(np.float32) * s
+    return _ResamplePlan(in_size, out_size, np.minimum(np.floor(pos).astype(np.int64), in_size - 1))
+
+
+def _linear_plan(in_size, out_size, scale, align_corners, opmath):
+    o = np.arange(out_size)
+    if out_size == in_size:
+        return _ResamplePlan(in_size, out_size, o, np.ones(out_size, opmath), o, np.zeros(out_size, opmath))
+    if align_corners:
+        s = opmath.type(in_size - 1) / opmath.type(out_size - 1) if out_size > 1 else opmath.type(0)
+        src = s * o.astype(opmath)
+    else:
+        s = opmath.type(1.0 / scale) if scale is not None and scale > 0 else \
+            opmath.type(in_size) / opmath.type(out_size)
+        src = np.maximum(s * (o.astype(opmath) + opmath.type(0.5)) - opmath.type(0.5), opmath.type(0))
+    idx0 = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    lam1 = np.clip(src - idx0.astype(opmath), opmath.type(0), opmath.type(1))
+    idx1 = idx0 + (idx0 < in_size - 1)
+    return _ResamplePlan(in_size, out_size, idx0, opmath.type(1) - lam1, idx1, lam1)
+
+
+def _along(xp, x, axis, idx):
+    return xp.take(x, xp.asarray(idx), axis=axis)
+
+
+def _resample(xp, x, plans):
+    n = len(plans)
+    for d in reversed(range(n)):
+        p, axis = plans[d], d - n
+        if p.idx1 is None:
+            if p.out_size != p.in_size or not np.array_equal(p.idx0, np.arange(p.out_size)):
+                x = _along(xp, x, axis, p.idx0)
+            continue
+        shape = (-1,) + (1,) * (-axis - 1)
+        lam0 = xp.asarray(p.lam0.astype(x.dtype, copy=False).reshape(shape))
+        lam1 = xp.asarray(p.lam1.astype(x.dtype, copy=False).reshape(shape))
+        x = _along(xp, x, axis, p.idx0) * lam0 + _along(xp, x, axis, p.idx1) * lam1
+    return x
+
+
+def _resample_adjoint(xp, g, plans):
+    n = len(plans)
+    for d in range(n):
+        p, axis = plans[d], d - n
+        k = p.repeat_factor()
+        if k is not None:          # nearest, integer factor: sum each group of k outputs
+            shape = g.shape[:g.ndim + axis] + (p.in_size, k) + g.shape[g.ndim + axis + 1:]
+            g = g.reshape(shape).sum(axis=axis)   # the k axis sits where `axis` was
+            continue
+        a = xp.asarray(p.matrix(g.dtype))
+        g = g @ a if axis == -1 else xp.moveaxis(xp.moveaxis(g, axis, -1) @ a, -1, axis)
+    return g
+
+
+class _Resample(Node):
+    _adjoint = None
+
+    def forward(ctx, input, plans):
+        ctx.plans = plans
+        return _resample(xp_of(input), input._data, plans)
+
+    def backward(ctx, grad):
+        return apply(type(ctx)._adjoint, grad, ctx.plans)
+
+
+class _ResampleAdjoint(Node):
+    _forward_op = None
+
+    def forward(ctx, grad_output, plans):
+        ctx.plans = plans
+        return _resample_adjoint(xp_of(grad_output), grad_output._data, plans)
+
+    def backward(ctx, grad):
+        return apply(type(ctx)._forward_op, grad, ctx.plans)
+
+
+class UpsampleNearest1DBackward0(_Resample):
+    pass
+
+
+class UpsampleNearest2DBackward0(_Resample):
+    pass
+
+
+class _UpsampleNearestExact1DBackward0(_Resample):
+    pass
+
+
+class _UpsampleNearestExact2DBackward0(_Resample):
+    pass
+
+
+class UpsampleLinear1DBackward0(_Resample):
+    pass
+
+
+class UpsampleBilinear2DBackward0(_Resample):
+    pass
+
+
+def _pair_resample_ops():
+    for op in (UpsampleNearest1DBackward0, UpsampleNearest2DBackward0, _UpsampleNearestExact1DBackward0,
+               _UpsampleNearestExact2DBackward0, UpsampleLinear1DBackward0, UpsampleBilinear2DBackward0):
+        name = op.__name__.replace("Backward0", "BackwardBackward0")
+        op._adjoint = type(name, (_ResampleAdjoint,), {"_forward_op": op, "__module__": __name__,
+                                                       "__doc__": f"The gradient of {op.__name__}."})
+
+
+_pair_resample_ops()
+
+_INTERP_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _interp_sizes(input, size, scale_factor, recompute_scale_factor, dim):
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        sizes = list(size) if isinstance(size, (list, tuple)) else [size] * dim
+        if isinstance(size, (list, tuple)) and len(size) != dim:
+            raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                             "(o1, o2, ...,oK) format.")
+        if not all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+            raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                            f"Tuple[int, int, int], but got size with types {[type(s) for s in sizes]}")
+        scales = None
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of "
+                                 f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+                                 "format and scale_factor in (s1, s2, ...,sK) format.")
+            scales = [float(s) for s in scale_factor]
+        else:
+            scales = [float(scale_factor)] * dim
+        sizes = None
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if sizes is None:
+        sizes = [int(np.floor(float(input.shape[2 + i]) * scales[i])) for i in range(dim)]
+        if recompute_scale_factor:
+            scales = None
+    return sizes, scales if scales is not None else [None] * dim
+
+
+def _check_interp_sizes(input, sizes):
+    in_sizes = list(input.shape[2:])
+    if all(s > 0 for s in in_sizes + sizes):
+        return
+    names = "HW"[-len(sizes):] if len(sizes) <= 2 else "DHW"
+    fmt = lambda v: ", ".join(f"{n}: {s}" for n, s in zip(names, v))  # noqa: E731
+    raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({fmt(in_sizes)}) "
+                       f"output ({fmt(sizes)})")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize ``input`` (N, C, L) or (N, C, H, W) to ``size`` or by ``scale_factor``.
+
+    Modes: ``"nearest"`` (PyTorch's ``floor(out_index * in/out)`` rule), ``"nearest-exact"``,
+    ``"linear"`` (3-D input), ``"bilinear"`` (4-D input) with ``align_corners`` (default False:
+    source ``(o + 0.5) * in/out - 0.5`` clamped at 0; True: ``o * (in-1)/(out-1)``), and ``"area"``
+    (adaptive average pooling). With ``scale_factor`` the output size is ``floor(in * scale)`` and the
+    scale itself is used for the source positions unless ``recompute_scale_factor`` is True.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    if antialias:
+        raise NotImplementedError("interpolate(): antialias=True is not supported by gputorch")
+    dim = input.dim() - 2
+    sizes, scales = _interp_sizes(input, size, scale_factor, recompute_scale_factor, max(dim, 0))
+    ndim = input.dim()
+    if ndim in (3, 4) and mode in ("nearest", "nearest-exact", "linear", "bilinear", "area"):
+        if (mode == "linear") != (ndim == 3) and mode in ("linear", "bilinear"):
+            need = 3 if mode == "linear" else 4
+            raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {need}D input")
+        _check_interp_sizes(input, sizes)
+        if mode == "area":
+            from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
+            return (adaptive_avg_pool1d if ndim == 3 else adaptive_avg_pool2d)(input, sizes)
+        in_sizes = input.shape[2:]
+        if mode.startswith("nearest"):
+            if input.dtype.name == "bool":
+                raise NotImplementedError(f"\"upsample_nearest{dim}d\" not implemented for 'Bool'")
+            exact = mode == "nearest-exact"
+            plans = tuple(_nearest_plan(in_sizes[d], sizes[d], scales[d], exact) for d in range(dim))
+            op = {(1, False): UpsampleNearest1DBackward0, (2, False): UpsampleNearest2DBackward0,
+                  (1, True): _UpsampleNearestExact1DBackward0, (2, True): _UpsampleNearestExact2DBackward0}
+            return apply(op[dim, exact], input, plans)
+        if not input.is_floating_point():
+            name = "upsample_linear1d" if dim == 1 else "upsample_bilinear2d"
+            raise NotImplementedError(f"\"{name}\" not implemented for '{_legacy_name(input)}'")
+        opmath = np.dtype(np.float64) if input.dtype.name == "float64" else np.dtype(np.float32)
+        plans = tuple(_linear_plan(in_sizes[d], sizes[d], scales[d], align_corners, opmath) for d in range(dim))
+        return apply(UpsampleLinear1DBackward0 if dim == 1 else UpsampleBilinear2DBackward0, input, plans)
+    if ndim in (3, 4, 5) and mode in ("linear", "bilinear", "trilinear", "bicubic"):
+        need = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}[mode]
+        if ndim != need:
+            raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {need}D input")
+    if ndim == 5 or mode in ("bicubic", "trilinear", "lanczos"):
+        raise NotImplementedError(f"interpolate(): mode '{mode}' with {ndim}D input is not supported by gputorch")
+    raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {ndim}D) for the "
+                              f"modes: {_INTERP_MODES} (got {mode})")
+
+
+def _legacy_name(t):
+    from ..._tensor import _LEGACY_NAMES
+    return _LEGACY_NAMES[t.dtype]
+
+
+__all__ += ["interpolate"]

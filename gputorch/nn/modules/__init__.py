@@ -4,6 +4,7 @@ from .container import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403

@@ -1,2 +1,169 @@
-"""pooling modules."""
-__all__ = []
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d.
+
+Thin modules over ``nn.functional``'s pooling ops; they hold the arguments, print them like
+PyTorch, and name the layer and the expected input shape when the input is wrong.
+"""
+from ..._tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+
+_SHAPE_ERRORS = ("tensor expected for input", "tensor with optional 0 dim batch size", "-dimensional tensor for",
+                 "Expected 3D or 4D tensor", "Output size is too small", "Invalid computed output size",
+                 "non-zero size for non-batch dimensions")
+
+
+class _Pool(Module):
+    _dims = 2
+
+    def _expected_shape(self):
+        spatial = "H, W" if self._dims == 2 else "L"
+        return f"(N, C, {spatial}) (batched) or (C, {spatial}) (unbatched)"
+
+    def _call(self, fn, input, *args, **kwargs):
+        try:
+            return fn(input, *args, **kwargs)
+        except RuntimeError as e:
+            msg = str(e)
+            if isinstance(input, Tensor) and any(s in msg for s in _SHAPE_ERRORS):
+                raise RuntimeError(f"{self._get_name()}({self.extra_repr()}) expected input of shape "
+                                   f"{self._expected_shape()}, got input of size {list(input.shape)}: "
+                                   f"{msg}") from None
+            raise
+
+
+class _MaxPoolNd(_Pool):
+    __constants__ = ["kernel_size", "stride", "padding", "dilation", "return_indices", "ceil_mode"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling: ``(N, C, L)`` or ``(C, L)`` -> ``(N, C, L_out)``; see :func:`F.max_pool1d`."""
+    _dims = 1
+
+    def forward(self, input):
+        return self._call(F.max_pool1d, input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-D max pooling: ``(N, C, H, W)`` or ``(C, H, W)`` -> ``(N, C, H_out, W_out)`` with
+    ``H_out = floor_or_ceil((H + 2*padding - dilation*(kernel-1) - 1) / stride) + 1``;
+    ``return_indices`` also returns the flat H*W index of each maximum."""
+
+    def forward(self, input):
+        return self._call(F.max_pool2d, input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(_Pool):
+    """1-D average pooling: ``(N, C, L)`` or ``(C, L)`` -> ``(N, C, L_out)``."""
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
+    _dims = 1
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):
+        return self._call(F.avg_pool1d, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad)
+
+
+class AvgPool2d(_Pool):
+    """2-D average pooling: ``(N, C, H, W)`` or ``(C, H, W)`` -> ``(N, C, H_out, W_out)``; the divisor is
+    ``divisor_override`` or the window size (counting the zero padding with ``count_include_pad``)."""
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input):
+        return self._call(F.avg_pool2d, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+def _single(value):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+class _AdaptivePool(_Pool):
+    __constants__ = ["output_size"]
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """Average over adaptive windows so that ``(N, C, L)`` -> ``(N, C, output_size)``."""
+    _dims = 1
+
+    def forward(self, input):
+        return self._call(F.adaptive_avg_pool1d, input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """Average over adaptive windows so that ``(N, C, H, W)`` -> ``(N, C, *output_size)`` (``None`` in
+    ``output_size`` keeps that input size)."""
+
+    def forward(self, input):
+        return self._call(F.adaptive_avg_pool2d, input, self.output_size)
+
+
+class _AdaptiveMaxPool(_AdaptivePool):
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+    """Maximum over adaptive windows so that ``(N, C, L)`` -> ``(N, C, output_size)``."""
+    _dims = 1
+
+    def forward(self, input):
+        return self._call(F.adaptive_max_pool1d, input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+    """Maximum over adaptive windows so that ``(N, C, H, W)`` -> ``(N, C, *output_size)``;
+    ``return_indices`` also returns the flat H*W index of each maximum."""
+
+    def forward(self, input):
+        return self._call(F.adaptive_max_pool2d, input, self.output_size, self.return_indices)
