@@ -42,6 +42,18 @@ def _compute(t):
     return a.astype("float32") if a.dtype.itemsize == 2 else a
 
 
+def _gate_major(xp, a, gates):
+    """``(N, gates * H)`` -> a contiguous ``(gates, N, H)`` copy: every gate's block is then
+    contiguous, so the elementwise math below runs on whole blocks instead of strided columns."""
+    n = a.shape[0]
+    return xp.ascontiguousarray(a.reshape(n, gates, -1).transpose(1, 0, 2))
+
+
+def _row_major(d, like):
+    """``(gates, N, H)`` -> a new ``(N, gates * H)`` array in the dtype of ``like``."""
+    return d.transpose(1, 0, 2).astype(like.dtype, order="C").reshape(d.shape[1], -1)
+
+
 def _back(a, like):
     return a if a.dtype == like.dtype else a.astype(like.dtype)
 
@@ -53,18 +65,20 @@ class ThnnFusedGruCellBackward0(Node):
 
     def forward(ctx, gi, gh, h):
         xp = xp_of(h)
-        a, b, hx = _compute(gi), _compute(gh), _compute(h)
-        size = hx.shape[1]
+        hx = _compute(h)
+        a, b = _gate_major(xp, _compute(gi), 3), _gate_major(xp, _compute(gh), 3)
         with quiet_errors():
-            rz = _sigmoid_(xp, b[:, :2 * size] + a[:, :2 * size])
-            n = b[:, 2 * size:] * rz[:, :size]
-            n += a[:, 2 * size:]
+            rz = b[:2]
+            rz += a[:2]
+            _sigmoid_(xp, rz)                  # b now holds sigma(hr + ir), sigma(hz + iz), hn
+            n = b[2] * rz[0]
+            n += a[2]
             xp.tanh(n, out=n)
         out = hx - n
-        out *= rz[:, size:]
+        out *= rz[1]
         out += n
         ctx.save_for_backward(gi, gh, h)
-        ctx.workspace = (rz, n)
+        ctx.workspace = (b, n)
         return _back(out, h._data)
 
     def backward(ctx, grad):
@@ -72,7 +86,7 @@ class ThnnFusedGruCellBackward0(Node):
         if _GRAD_ENABLED[0]:
             d_gi, d_gh, d_h = _gru_cell_grads(grad, gi, gh, h)
         else:
-            d_gi, d_gh, d_h = apply(_GruCellGrads, grad, gh, h, workspace=ctx.workspace)
+            d_gi, d_gh, d_h = apply(_GruCellGrads, grad, h, workspace=ctx.workspace)
         need = ctx.needs_input_grad
         return d_gi if need[0] else None, d_gh if need[1] else None, d_h if need[2] else None
 
@@ -80,28 +94,25 @@ class ThnnFusedGruCellBackward0(Node):
 class _GruCellGrads(Node):
     """The three input gradients of a fused GRU step, from its workspace (run without a graph)."""
 
-    def forward(ctx, grad, gh, h, workspace):
-        rz, n = workspace
-        g, b, hx = _compute(grad), _compute(gh), _compute(h)
-        size = hx.shape[1]
-        r, z = rz[:, :size], rz[:, size:]
+    def forward(ctx, grad, h, workspace):
+        (r, z, hn), n = workspace
+        g, hx = _compute(grad), _compute(h)
         xp = xp_of(h)
+        d = xp.empty((3,) + n.shape, dtype=n.dtype)
+        d_r, d_z, d_n = d
         d_h = g * z
-        d_n = g - d_h                      # g * (1 - z)
+        xp.subtract(g, d_h, out=d_n)       # g * (1 - z)
         d_n *= 1 - n * n                   # through tanh
-        d_gates = xp.empty_like(rz, shape=(g.shape[0], 3 * size))
-        d_r, d_z = d_gates[:, :size], d_gates[:, size:2 * size]
-        xp.multiply(d_n, b[:, 2 * size:], out=d_r)
+        xp.multiply(d_n, hn, out=d_r)
         d_r *= r
         d_r *= 1 - r                       # through sigmoid
         xp.subtract(hx, n, out=d_z)
         d_z *= g
         d_z *= z
         d_z *= 1 - z
-        d_gates[:, 2 * size:] = d_n
-        d_gh = d_gates.copy()
-        d_gh[:, 2 * size:] *= r
-        return _back(d_gates, grad._data), _back(d_gh, grad._data), _back(d_h, grad._data)
+        d_gi = _row_major(d, grad._data)
+        d_n *= r
+        return d_gi, _row_major(d, grad._data), _back(d_h, grad._data)
 
 
 def _gru_cell_grads(grad, gi, gh, h):
@@ -130,18 +141,19 @@ class ThnnFusedLstmCellBackward0(Node):
     def forward(ctx, gi, gh, c):
         xp = xp_of(c)
         cx = _compute(c)
-        size = cx.shape[1]
         gates = _compute(gh) + _compute(gi)
+        gates = _gate_major(xp, gates, 4)
         with quiet_errors():
-            g = xp.tanh(gates[:, 2 * size:3 * size])
-            _sigmoid_(xp, gates)               # i, f, o (the g block is recomputed above)
-            i, f, o = gates[:, :size], gates[:, size:2 * size], gates[:, 3 * size:]
+            g = xp.tanh(gates[2])
+            _sigmoid_(xp, gates)               # i, f, o (the g block is replaced below)
+            gates[2] = g
+            i, f, _, o = gates
             cy = f * cx
             cy += i * g
             tc = xp.tanh(cy)
         hy = o * tc
         ctx.save_for_backward(gi, gh, c)
-        ctx.workspace = (gates, g, tc)
+        ctx.workspace = (gates, tc)
         return _back(hy, c._data), _back(cy, c._data)
 
     def backward(ctx, grad_h, grad_c):
@@ -158,16 +170,14 @@ class _LstmCellGrads(Node):
     """The gate and cell-state gradients of a fused LSTM step, from its workspace (no graph)."""
 
     def forward(ctx, grad_h, grad_c, c, workspace):
-        sig, g, tc = workspace
+        (i, f, g, o), tc = workspace
         gh_, gc, cx = _compute(grad_h), _compute(grad_c), _compute(c)
-        size = cx.shape[1]
-        i, f, o = sig[:, :size], sig[:, size:2 * size], sig[:, 3 * size:]
         xp = xp_of(c)
         d_cy = gh_ * o
         d_cy *= 1 - tc * tc
         d_cy += gc
-        d = xp.empty_like(sig)
-        d_i, d_f, d_g, d_o = (d[:, k * size:(k + 1) * size] for k in range(4))
+        d = xp.empty((4,) + cx.shape, dtype=tc.dtype)
+        d_i, d_f, d_g, d_o = d
         xp.multiply(d_cy, g, out=d_i)
         d_i *= i
         d_i *= 1 - i
@@ -179,7 +189,8 @@ class _LstmCellGrads(Node):
         xp.multiply(gh_, tc, out=d_o)
         d_o *= o
         d_o *= 1 - o
-        return _back(d, grad_h._data), _back(d_cy * f, grad_h._data)
+        d_cy *= f
+        return _row_major(d, grad_h._data), _back(d_cy, grad_h._data)
 
 
 def _lstm_cell_grads(grad_h, grad_c, gi, gh, c):
