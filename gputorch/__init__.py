@@ -27,3 +27,5 @@ from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint

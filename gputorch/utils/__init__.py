@@ -1,1 +1,2 @@
-"""Utilities: ``hooks`` (removable handles); data loading and checkpointing come later."""
+"""Utilities: ``hooks`` (removable handles), ``data`` (datasets, samplers, DataLoader), ``checkpoint``
+(activation checkpointing) and ``dlpack``."""
