@@ -398,3 +398,36 @@ def test_module_argument_checks(device):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert nn.Hardtanh(min_value=-2.0).min_val == -2.0
+
+
+# ================================================================ rrelu
+def test_rrelu_eval_matches_torch(device):
+    torch = _torch()
+    data = away_from([0], (3, 4), seed=4)
+    x = gputorch.tensor(data, device=device, requires_grad=True)
+    tx = torch.tensor(data, requires_grad=True)
+    out = F.rrelu(x, 0.1, 0.3)
+    ref = torch.nn.functional.rrelu(tx, 0.1, 0.3)
+    assert out.grad_fn.name() == ref.grad_fn.name()
+    assert_close(out, ref, RTOL, ATOL)
+    out.sum().backward()
+    ref.sum().backward()
+    assert_close(x.grad, tx.grad, RTOL, ATOL)
+    assert repr(nn.RReLU(0.1, 0.3, True)) == repr(torch.nn.RReLU(0.1, 0.3, True))
+    assert repr(nn.RReLU()) == repr(torch.nn.RReLU())
+
+
+def test_rrelu_training_draws_slopes(device):
+    x = gputorch.tensor(-np.random.uniform(0.5, 2, 4000), device=device, requires_grad=True)
+    gputorch.manual_seed(5)
+    out = F.rrelu(x, 0.1, 0.3, training=True)
+    slopes = to_numpy(out) / to_numpy(x)
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and abs(slopes.mean() - 0.2) < 0.01
+    out.sum().backward()
+    np.testing.assert_allclose(to_numpy(x.grad), slopes, rtol=1e-12)
+    gputorch.manual_seed(5)
+    assert_close(F.rrelu(x, 0.1, 0.3, training=True), out, 0, 0)
+    positive = gputorch.tensor([0.5, 2.0], device=device)
+    assert_close(nn.RReLU()(positive), positive, 0, 0)
+    y = x.detach().clone()
+    assert F.rrelu_(y, training=True) is y

@@ -28,7 +28,7 @@ from ...ops.registry import tensor_method
 
 __all__ = [
     "threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
-    "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
+    "leaky_relu_", "rrelu", "rrelu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "gelu", "silu", "mish",
     "sigmoid", "tanh", "hardsigmoid", "hardswish", "softplus", "softsign", "logsigmoid",
     "softshrink", "hardshrink", "tanhshrink", "glu", "prelu", "softmax", "softmin", "log_softmax",
 ]
@@ -139,6 +139,20 @@ class LeakyReluBackward1(Node):
 
     def backward(ctx, grad):
         return where(ctx.saved_result > 0, grad, grad * ctx.slope)
+
+
+class RreluWithNoiseBackward0(Node):
+    """``input * noise``, where ``noise`` is the slope drawn for each non-positive element and 1
+    elsewhere."""
+
+    def forward(ctx, a, noise):
+        x, back = _float_array("rrelu_with_noise_out_cpu", a)
+        ctx.save_for_backward(noise)
+        return _finish(x * noise._data, back)
+
+    def backward(ctx, grad):
+        (noise,) = ctx.saved_tensors
+        return grad * noise, None
 
 
 def _elu_array(a, alpha, scale, input_scale, kernel):
@@ -516,6 +530,27 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def leaky_relu_(input, negative_slope=0.01):
     return leaky_relu(input, negative_slope, inplace=True)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Randomized leaky ReLU: in training, each non-positive element gets a slope drawn from
+    U(lower, upper) (the input device's default generator); in evaluation, the slope is
+    ``(lower + upper) / 2``."""
+    _require_tensor("rrelu", input)
+    _float_array("rrelu_with_noise_out_cpu", input)
+    from ...ops.creation import empty_like, full_like
+    if training:
+        slopes = empty_like(input).uniform_(lower, upper)
+    else:
+        slopes = full_like(input, (lower + upper) / 2)
+    noise = where(input <= 0, slopes, 1.0)
+    if inplace:
+        return apply_inplace(RreluWithNoiseBackward0, input, noise)
+    return apply(RreluWithNoiseBackward0, input, noise)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 def elu(input, alpha=1.0, inplace=False):

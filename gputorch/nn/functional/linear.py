@@ -46,7 +46,11 @@ class LinearBackward0(Node):
             else:
                 gw = grad.reshape(-1, grad._data.shape[-1]).t().mm(x.reshape(-1, x._data.shape[-1]))
         if len(need) == 3 and need[2]:
-            gb = sum_to_shape(grad, ctx.bias_shape)
+            gshape = grad._data.shape
+            if ctx.bias_shape == gshape[-1:] and len(gshape) > 1:
+                gb = grad.sum(tuple(range(len(gshape) - 1)))
+            else:
+                gb = sum_to_shape(grad, ctx.bias_shape)
         return (gx, gw, gb) if len(need) == 3 else (gx, gw)
 
 
