@@ -1,0 +1,129 @@
+"""Trigonometric and hyperbolic functions: sin, cos, tan, their inverses (asin/arcsin, acos/arccos,
+atan/arctan), sinh, cosh and tanh, each with its in-place variant. (atan2 takes two inputs: see
+``binary.py``.)
+"""
+from ...autograd.node import Node
+from .._common import quiet_errors, xp_of
+from ..activation_backward import tanh_backward
+from ._common import _floating, define_unary_ops
+
+__all__ = ["sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh",
+           "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_",
+           "sinh_", "cosh_", "tanh_"]
+
+
+# ================================================================ trigonometric
+class SinBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).sin(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class CosBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).cos(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * -a.sin()
+
+
+class TanBackward0(Node):
+    saves_result = True
+
+    def forward(ctx, a):
+        with quiet_errors():
+            return xp_of(a).tan(_floating(a))
+
+    def backward(ctx, grad):
+        r = ctx.saved_result
+        return grad * (1 + r * r)
+
+
+class AsinBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arcsin(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (1 - a * a).rsqrt()
+
+
+class AcosBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arccos(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * -(1 - a * a).rsqrt()
+
+
+class AtanBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arctan(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * a + 1)
+
+
+# ================================================================ hyperbolic
+class SinhBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).sinh(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cosh()
+
+
+class CoshBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).cosh(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.sinh()
+
+
+class TanhBackward0(Node):
+    saves_result = True
+
+    def forward(ctx, a):
+        return xp_of(a).tanh(_floating(a))
+
+    def backward(ctx, grad):
+        return tanh_backward(grad, ctx.saved_result)
+
+
+_UNARY = [
+    # (node, names of the function/method, names of the in-place method)
+    (SinBackward0, ("sin",), ("sin_",)),
+    (CosBackward0, ("cos",), ("cos_",)),
+    (TanBackward0, ("tan",), ("tan_",)),
+    (AsinBackward0, ("asin", "arcsin"), ("asin_", "arcsin_")),
+    (AcosBackward0, ("acos", "arccos"), ("acos_", "arccos_")),
+    (AtanBackward0, ("atan", "arctan"), ("atan_", "arctan_")),
+    (SinhBackward0, ("sinh",), ("sinh_",)),
+    (CoshBackward0, ("cosh",), ("cosh_",)),
+    (TanhBackward0, ("tanh",), ("tanh_",)),
+]
+
+define_unary_ops(_UNARY, globals())
