@@ -7,6 +7,7 @@ soon as the node has consumed it, and its saved tensors are released unless
 ``retain_graph`` is set.
 """
 import heapq
+import sys
 
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, grad_accumulator
@@ -207,7 +208,10 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
                     for cap in captures[node]:
                         results[cap.index] = g
                 if accumulate and (needed is None or node in needed):
-                    _accumulate(node.variable, g, create_graph)
+                    grad_inputs = None  # the previous node's tuple may still reference ``g``
+                    owned = (g is not None and not create_graph
+                             and sys.getrefcount(g) == 2 + (grad_outputs[0] is g) and _owns_array(g))
+                    _accumulate(node.variable, g, create_graph, owned)
                 continue
 
             if captures is not None and node in captures:
@@ -355,8 +359,18 @@ def _call_leaf_hooks(variable, g):
     return g
 
 
-def _accumulate(variable, g, create_graph):
-    """AccumulateGrad: add ``g`` into ``variable.grad``, then post hooks (leaf hooks ran before)."""
+def _owns_array(g):
+    """Whether nothing but ``g`` references its array, which is no view and may be written."""
+    arr = g._data
+    return (sys.getrefcount(arr) == 3 and arr.base is None  # g's slot, ``arr`` and the call
+            and getattr(arr.flags, "writeable", True))
+
+
+def _accumulate(variable, g, create_graph, owned=False):
+    """AccumulateGrad: add ``g`` into ``variable.grad``, then post hooks (leaf hooks ran before).
+
+    ``owned`` (computed by the engine from reference counts) says that no one else can see
+    ``g`` or its array, so a first gradient is kept as it is instead of being copied."""
     if g is None:
         return
     if g._device is not variable._device:
@@ -367,6 +381,8 @@ def _accumulate(variable, g, create_graph):
             # A differentiable copy: ``g`` may be shared with other leaves or be a read-only
             # broadcast view, and the leaf's .grad must be its own (zero_() etc. work on it).
             variable._grad = g.clone()
+        elif owned and g._device is variable._device:
+            variable._grad = g
         else:
             # A gradient tensor can be shared (e.g. both inputs of an add get the same one),
             # so the leaf gets its own copy that later in-place accumulation may modify.
