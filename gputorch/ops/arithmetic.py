@@ -56,38 +56,44 @@ class SubBackward0(Node):
 
 def _meta_grads(ctx, grad, scale_a, scale_b):
     """Gradients of ``scale_a * a + scale_b * b`` from the inputs' recorded shapes/dtypes."""
-    from ._common import sum_to_shape
-    out = []
-    for meta, scale in ((ctx.a_meta, scale_a), (ctx.b_meta, scale_b)):
-        if meta is None:
-            continue
-        g = grad if scale == 1 else grad * scale
-        g = sum_to_shape(g, meta[0])
-        if g._dtype is not meta[1]:
-            g = g.to(meta[1])
-        out.append(g)
-    return tuple(out)
+    return tuple(_reduce_to(grad if scale == 1 else grad * scale, meta)
+                 for meta, scale in ((ctx.a_meta, scale_a), (ctx.b_meta, scale_b)) if meta is not None)
 
 
 class MulBackward0(Node):
     def forward(ctx, a, b):
         x, y, _ = operand_arrays(a, b)
-        ctx.save_for_backward(a, b)
-        return x * y
+        need = ctx.needs_input_grad  # one flag per tensor operand; empty when nothing is recorded
+        if need:
+            need_a = need[0] and isinstance(a, Tensor)
+            need_b = need[-1] and isinstance(b, Tensor)
+            # Each gradient needs only the other operand: save just what will be used.
+            ctx.save_for_backward(a if need_b else None, b if need_a else None)
+            ctx.metas = (_meta(a), _meta(b))
+        with quiet_errors():
+            return x * y
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        need = ctx.needs_input_grad
+        meta_a, meta_b = ctx.metas
         out = []
-        if isinstance(a, Tensor):
-            out.append(grad_for(grad * _conj(b), a) if need[0] else None)
-        if isinstance(b, Tensor):
-            out.append(grad_for(grad * _conj(a), b) if need[-1] else None)
+        if meta_a is not None:
+            out.append(_reduce_to(grad * b, meta_a) if b is not None else None)
+        if meta_b is not None:
+            out.append(_reduce_to(grad * a, meta_b) if a is not None else None)
         return tuple(out)
 
 
-def _conj(x):
-    return x
+def _meta(x):
+    """(shape, dtype) of a tensor operand, None for a Python scalar."""
+    return (x._data.shape, x._dtype) if isinstance(x, Tensor) else None
+
+
+def _reduce_to(grad, meta):
+    """A broadcast gradient summed down to an operand's shape and cast to its dtype."""
+    from ._common import sum_to_shape
+    grad = sum_to_shape(grad, meta[0])
+    return grad if grad._dtype is meta[1] else grad.to(meta[1])
 
 
 class DivBackward0(Node):
