@@ -100,12 +100,12 @@ def collate(batch, *, collate_fn_map=None):
         except TypeError:
             return collated
     if _is_namedtuple(elem):
-        return elem_type(*(collate(list(field), collate_fn_map=collate_fn_map) for field in zip(*batch)))
+        return elem_type(*(collate(field, collate_fn_map=collate_fn_map) for field in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(sample) != size for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(column), collate_fn_map=collate_fn_map) for column in zip(*batch)]
+        columns = [collate(column, collate_fn_map=collate_fn_map) for column in zip(*batch)]
         if isinstance(elem, tuple):
             return columns
         try:

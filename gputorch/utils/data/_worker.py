@@ -130,8 +130,10 @@ def _parent_alive(parent_pid):
 
 
 def worker_loop(dataset_kind, dataset, index_queue, result_queue, done_event, auto_collation,
-                collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers, parent_pid):
+                collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers):
     """The body of a worker process (see the module docstring for the protocol)."""
+    # Exit if our parent goes away (the main process, or the forkserver that dies with it).
+    parent_pid = os.getppid()
     global _worker_info
     try:
         seed = base_seed + worker_id

@@ -23,6 +23,7 @@ import pickle
 import queue
 import sys
 import warnings
+import weakref
 
 from . import _worker
 from ._collate import default_collate, default_convert
@@ -322,26 +323,16 @@ class _MultiProcessIter(_BaseIter):
         self._worker_init_fn = loader.worker_init_fn
         self._in_order = loader.in_order
         self._shutdown = False
-        self._workers = []
-        self._index_queues = []
-        self._result_queue = context.Queue()
-        self._done_event = context.Event()
-        try:
-            for worker_id in range(self._num_workers):
-                index_queue = context.Queue()
-                index_queue.cancel_join_thread()   # never block exit on unread indices
-                w = context.Process(
-                    target=_worker.worker_loop,
-                    args=(self._dataset_kind, self._dataset, index_queue, self._result_queue,
-                          self._done_event, self._auto_collation, self._collate_fn, self._drop_last,
-                          self._base_seed, self._worker_init_fn, worker_id, self._num_workers, os.getpid()),
-                    daemon=True)
-                w.start()
-                self._index_queues.append(index_queue)
-                self._workers.append(w)
-        except BaseException:
-            self._shutdown_workers()
-            raise
+        pool = _WorkerPool(context, self._num_workers, (
+            self._dataset_kind, self._dataset, self._auto_collation, self._collate_fn, self._drop_last,
+            self._base_seed, self._worker_init_fn))
+        # The pool is stopped when this iterator is freed, by refcount or by the cycle collector (a
+        # weakref finalizer, not __del__: the collector may already have closed the queues' feeder
+        # threads when __del__ would run, so the workers would never hear that they should exit).
+        self._finalizer = weakref.finalize(self, pool.shutdown)
+        self._workers = pool.workers
+        self._index_queues = pool.index_queues
+        self._result_queue = pool.result_queue
         self._reset(loader, first_iter=True)
 
     def _reset(self, loader, first_iter=False):
@@ -458,28 +449,53 @@ class _MultiProcessIter(_BaseIter):
 
     def _shutdown_workers(self):
         """Stop every worker and reap it (terminating those that do not exit in time)."""
-        if self._shutdown:
-            return
         self._shutdown = True
+        self._workers_status = [False] * self._num_workers
+        self._finalizer()
+
+
+class _WorkerPool:
+    """The worker processes and their queues; ``shutdown`` needs nothing else (see the finalizer)."""
+
+    def __init__(self, context, num_workers, worker_args):
+        kind, dataset, auto_collation, collate_fn, drop_last, base_seed, init_fn = worker_args
+        self.workers = []
+        self.index_queues = []
+        self.result_queue = context.Queue()
+        self.done_event = context.Event()
+        self.closed = False
         try:
-            self._done_event.set()
-            for q in self._index_queues:
+            for worker_id in range(num_workers):
+                index_queue = context.Queue()
+                index_queue.cancel_join_thread()   # never block exit on unread indices
+                w = context.Process(
+                    target=_worker.worker_loop,
+                    args=(kind, dataset, index_queue, self.result_queue, self.done_event, auto_collation,
+                          collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers),
+                    daemon=True)
+                w.start()
+                self.index_queues.append(index_queue)
+                self.workers.append(w)
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def shutdown(self):
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self.done_event.set()
+            for q in self.index_queues:
                 q.put(None)
-            for w in self._workers:
+            for w in self.workers:
                 w.join(timeout=_worker.STATUS_CHECK_INTERVAL)
         finally:
-            for w in self._workers:
+            for w in self.workers:
                 if w.is_alive():
                     w.terminate()
                     w.join(timeout=_worker.STATUS_CHECK_INTERVAL)
-            for q in self._index_queues:
+            for q in self.index_queues:
                 q.close()
-            self._result_queue.cancel_join_thread()
-            self._result_queue.close()
-            self._workers_status = [False] * self._num_workers
-
-    def __del__(self):
-        try:
-            self._shutdown_workers()
-        except Exception:   # interpreter shutdown: modules may already be torn down
-            pass
+            self.result_queue.cancel_join_thread()
+            self.result_queue.close()
