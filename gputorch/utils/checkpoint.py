@@ -63,26 +63,41 @@ def set_device_states(devices, states):
 
 class _RNGState:
     """The CPU generator's state and that of every CUDA default generator that may be touched:
-    the devices of the tensor arguments and every device whose generator already exists."""
+    the devices of the tensor arguments and every device whose generator already exists. A device
+    generator first created inside the checkpointed function starts the recomputation fresh again
+    (seeded as it was when it was created)."""
 
     def __init__(self, args):
         devices, _ = get_device_states(*args)
         for d in list(_random._device_generators):
             if d not in devices:
                 devices.append(d)
+        self.known = set(devices)
+        self.seed_for_new = _random._seed_for_new[0]
         self.generators = [_random.default_generator] + [_random.default_generator_for(d) for d in devices]
         self.states = [g.get_state() for g in self.generators]
+
+    def _fresh_state(self, device):
+        g = _random.Generator(device)
+        if self.seed_for_new is not None:
+            g.manual_seed(self.seed_for_new)
+        return g.get_state()
 
     @contextlib.contextmanager
     def restored(self):
         """Run the block from the saved states; the generators continue where they were afterwards."""
-        current = [g.get_state() for g in self.generators]
-        for g, state in zip(self.generators, self.states):
+        generators, states = list(self.generators), list(self.states)
+        for d, g in list(_random._device_generators.items()):
+            if d not in self.known:           # created during the forward
+                generators.append(g)
+                states.append(self._fresh_state(d))
+        current = [g.get_state() for g in generators]
+        for g, state in zip(generators, states):
             g.set_state(state)
         try:
             yield
         finally:
-            for g, state in zip(self.generators, current):
+            for g, state in zip(generators, current):
                 g.set_state(state)
 
 
@@ -323,14 +338,11 @@ class _Frame:
                 self.function(*args, **kwargs)
         except _StopRecomputation:
             return
-        if missing and self.check:
+        if missing:
             raise CheckpointError(
                 "gputorch.utils.checkpoint: A different number of tensors was saved during the original "
                 f"forward and recomputation.\nNumber of tensors saved during forward: {total}\n"
                 f"Number of tensors saved during recomputation: {count[0]}")
-        if missing:
-            raise CheckpointError("gputorch.utils.checkpoint: the recomputation saved fewer tensors than "
-                                  "the forward; it must run the same operations")
 
 
 def _metadata_mismatch(index, expected, tensor):
