@@ -18,6 +18,10 @@ _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 _CPU = Device("cpu")
 _CPU.backend  # noqa: B018 - load the CPU backend eagerly: every process uses it
 
+# Observers of tensor creation: ``hook(tensor)`` runs for every Tensor made by ``_make`` or
+# ``_init_from`` (the memory profiler registers here). Empty, it costs one check per tensor.
+CREATION_HOOKS = []
+
 
 class Tensor:
     """A multi-dimensional array on a device, with autograd.
@@ -85,6 +89,9 @@ class Tensor:
         self._grad_fn = None
         self._output_nr = 0
         self._vc = [0]
+        if CREATION_HOOKS:
+            for hook in CREATION_HOOKS:
+                hook(self)
 
     @staticmethod
     def _make(data, device, dtype=None):
@@ -97,6 +104,9 @@ class Tensor:
         t._grad_fn = None
         t._output_nr = 0
         t._vc = [0]
+        if CREATION_HOOKS:
+            for hook in CREATION_HOOKS:
+                hook(t)
         return t
 
     def _detached_alias(self):

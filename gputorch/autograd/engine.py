@@ -14,6 +14,10 @@ from .node import AccumulateGrad, grad_accumulator
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 
+# Observers of backward passes: ``hook(True)`` when :func:`run` starts executing the graph,
+# ``hook(False)`` when it is done (also on errors; nested for reentrant backward). The memory
+# profiler's "backward" phase comes from here; empty, it costs one check per backward.
+RUN_HOOKS = []
 
 _Tensor = None
 
@@ -191,6 +195,9 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     _GRAD_ENABLED[0] = bool(create_graph)
     check_nan = anomaly_mode.ENABLED[0] and anomaly_mode.CHECK_NAN[0]
     heappop, heappush = heapq.heappop, heapq.heappush
+    if RUN_HOOKS:
+        for hook in RUN_HOOKS:
+            hook(True)
     try:
         while ready:
             node = heappop(ready)[1]
@@ -251,6 +258,9 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
                     heappush(ready, (-nxt._sequence_nr, nxt))
     finally:
         _GRAD_ENABLED[0] = prev_mode
+        if RUN_HOOKS:
+            for hook in RUN_HOOKS:
+                hook(False)
     return results
 
 

@@ -16,6 +16,12 @@ from . import saved_hooks
 _sequence = itertools.count()
 next_sequence_nr = _sequence.__next__
 
+# Observers of saving: ``hook(saved)`` runs for every new :class:`SavedTensor` (which holds the
+# tensor in ``.tensor``, or what the pack hook returned in ``.packed``); the graph holds that
+# storage for backward until the SavedTensor dies (weak-referenceable for that). The memory
+# profiler registers here; empty, it costs one check per saved tensor.
+SAVE_HOOKS = []
+
 
 class Node:
     """A backward function in the autograd graph (``tensor.grad_fn``)."""
@@ -176,7 +182,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "version", "packed", "unpack_hook", "is_output", "output_nr", "requires_grad",
-                 "grad_fn")
+                 "grad_fn", "__weakref__")
 
     def __init__(self, tensor, is_output, output_nr=0):
         self.version = tensor._vc[0]
@@ -213,6 +219,9 @@ class SavedTensor:
                 self.requires_grad = tensor._requires_grad
                 tensor = tensor._detached_alias()
             self.tensor = tensor
+        if SAVE_HOOKS:
+            for hook in SAVE_HOOKS:
+                hook(self)
 
     def unpack(self, node):
         if self.unpack_hook is not None:
