@@ -4,12 +4,13 @@ File format (a zip archive, entries stored uncompressed):
 
 - ``archive/format``: ``gputorch`` and ``archive/version``: the format version (``1``);
 - ``archive/data.pkl``: the object, pickled; every Tensor in it is replaced by a persistent
-  id ``("tensor", key, dtype name, shape, device, requires_grad)``;
-- ``archive/data/<key>``: the tensor's elements as raw C-ordered little-endian bytes.
+  id ``("tensor", tensor key, storage key, dtype name, shape, device, requires_grad)``;
+- ``archive/data/<storage key>``: the elements as raw C-ordered little-endian bytes.
 
-A tensor that appears several times in the object (tied weights) is stored once and loads as
-one tensor. Views of one storage are stored (and loaded) as separate tensors. Parameters are
-pickled through their ``__reduce_ex__`` (``_rebuild_parameter`` over their data tensor).
+A tensor that appears several times in the object is stored once and loads as one tensor;
+tensors that alias exactly the same memory (tied weights in a state dict) share one data entry
+and load sharing memory. Partial views of a storage (slices) are stored as separate copies.
+Parameters are pickled through their ``__reduce_ex__`` (``_rebuild_parameter`` over their data tensor).
 Plain pickle files of gputorch objects load too.
 
 Loading is safe by default (``weights_only=True``): the unpickler only rebuilds an allow-list
@@ -28,7 +29,6 @@ import io
 import os
 import pickle
 import sys
-import zipfile
 
 import numpy as np
 
@@ -49,6 +49,7 @@ _ARCHIVE = "archive"
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True):
     """Save ``obj`` (tensors, Parameters, state dicts, optimizer state dicts, nested containers)
     to ``f``: a path (str or ``os.PathLike``) or a binary file-like object (e.g. ``io.BytesIO``)."""
+    import zipfile
     with _open(f, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
         writer = _TensorWriter(zf)
         data = io.BytesIO()
@@ -61,12 +62,18 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_ne
 
 
 class _TensorWriter:
-    """Writes each distinct tensor once and names it in the pickle by a persistent id."""
+    """Writes each distinct tensor once and names it in the pickle by a persistent id.
+
+    The id names the tensor object (the same object loads as one object) and its storage:
+    distinct tensors that alias the very same memory (same address, shape, strides and dtype,
+    e.g. tied weights in a state dict) share one data entry and load sharing memory again.
+    """
 
     def __init__(self, zf):
         self.zf = zf
-        self.ids = {}      # id(tensor) -> persistent id
-        self.keep = []     # the tensors seen, so their ids stay unique while saving
+        self.ids = {}        # id(tensor) -> persistent id
+        self.storages = {}   # (device, address, shape, strides, dtype) -> storage key
+        self.keep = []       # the tensors seen, so their ids stay unique while saving
 
     def persistent_id(self, obj):
         if type(obj) is not Tensor:
@@ -74,14 +81,18 @@ class _TensorWriter:
         pid = self.ids.get(id(obj))
         if pid is not None:
             return pid
-        key = str(len(self.ids))
-        array = _host_contiguous(obj)
-        if array.dtype.byteorder == ">":
-            array = array.astype(array.dtype.newbyteorder("<"))
-        with self.zf.open(f"{_ARCHIVE}/data/{key}", "w", force_zip64=True) as entry:
-            if array.size:
-                entry.write(memoryview(array.reshape(-1)).cast("B"))
-        pid = ("tensor", key, obj._dtype.name, tuple(array.shape), str(obj._device), bool(obj._requires_grad))
+        alias = (str(obj._device), obj.data_ptr(), obj._data.shape, obj._data.strides, obj._dtype.name)
+        storage = self.storages.get(alias)
+        if storage is None:
+            storage = self.storages[alias] = str(len(self.storages))
+            array = _host_contiguous(obj)
+            if array.dtype.byteorder == ">":
+                array = array.astype(array.dtype.newbyteorder("<"))
+            with self.zf.open(f"{_ARCHIVE}/data/{storage}", "w", force_zip64=True) as entry:
+                if array.size:
+                    entry.write(memoryview(array.reshape(-1)).cast("B"))
+        pid = ("tensor", str(len(self.ids)), storage, obj._dtype.name, tuple(obj._data.shape), str(obj._device),
+               bool(obj._requires_grad))
         self.ids[id(obj)] = pid
         self.keep.append(obj)
         return pid
@@ -128,6 +139,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     if pickle_module is None:
         pickle_module = pickle
     place = _placement(map_location)
+    import zipfile
     with _open(f, "rb") as stream:
         if _is_zip(stream):
             with zipfile.ZipFile(stream) as zf:
@@ -138,6 +150,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
 
 
 def _is_zip(stream):
+    import zipfile
     start = stream.tell()
     try:
         return zipfile.is_zipfile(stream)
@@ -174,38 +187,50 @@ def _load_archive(zf, place, weights_only, pickle_module, kwargs):
 
 
 class _TensorReader:
-    """Rebuilds tensors from persistent ids (each key once, so shared tensors stay shared)."""
+    """Rebuilds tensors from persistent ids: each tensor once (shared tensors stay one object), each
+    storage once (aliases of one storage share memory and version counter again)."""
 
     def __init__(self, zf, prefix, place):
         self.zf = zf
         self.prefix = prefix
         self.place = place
-        self.loaded = {}
+        self.tensors = {}
+        self.storages = {}
 
     def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 6 and pid[0] == "tensor"):
+        if not (isinstance(pid, tuple) and len(pid) == 7 and pid[0] == "tensor"):
             raise pickle.UnpicklingError(f"unknown persistent id in checkpoint: {pid!r}")
-        _, key, dtype_name, shape, location, requires_grad = pid
-        t = self.loaded.get(key)
+        _, key, storage, dtype_name, shape, location, requires_grad = pid
+        t = self.tensors.get(key)
         if t is not None:
             return t
+        base = self.storages.get(storage)
+        if base is None:
+            base = self.storages[storage] = self._read(pid)
+            t = base
+        else:
+            t = Tensor._make(base._data, base._device, base._dtype)
+            t._vc = base._vc
+        if requires_grad:
+            t.requires_grad_(True)
+        self.tensors[key] = t
+        return t
+
+    def _read(self, pid):
+        _, key, storage, dtype_name, shape, location, requires_grad = pid
         dtype = _dtype._BY_NAME.get(dtype_name) if isinstance(dtype_name, str) else None
         if dtype is None or not isinstance(shape, tuple) or not all(type(s) is int and s >= 0 for s in shape):
             raise pickle.UnpicklingError(f"malformed tensor record in checkpoint: {pid!r}")
         little = sys.byteorder == "little"
         array = np.empty(shape, dtype=dtype.np if little else dtype.np.newbyteorder("<"))
-        with self.zf.open(f"{self.prefix}/data/{key}") as entry:
+        with self.zf.open(f"{self.prefix}/data/{storage}") as entry:
             if array.size:
                 view = memoryview(array.reshape(-1)).cast("B")
                 if entry.readinto(view) != array.nbytes:
                     raise pickle.UnpicklingError(f"checkpoint is truncated: tensor {key} has too few bytes")
         if not little:
             array = array.astype(dtype.np)
-        t = self.place(array, location)
-        if requires_grad:
-            t.requires_grad_(True)
-        self.loaded[key] = t
-        return t
+        return self.place(array, location)
 
 
 def _placement(map_location):

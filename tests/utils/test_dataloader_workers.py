@@ -357,3 +357,15 @@ def test_context_object_accepted():
     dl = DataLoader(Records(5), batch_size=5, num_workers=1, multiprocessing_context=ctx)
     assert dl.multiprocessing_context is ctx
     assert _plain(dl)[0]["label"] == [0, 1, 2, 0, 1]
+
+
+def test_persistent_workers_restart_after_a_timeout():
+    dl = DataLoader(Sleepy(), batch_size=1, num_workers=1, persistent_workers=True, timeout=0.3)
+    with pytest.raises(RuntimeError, match="timed out"):
+        list(dl)
+    dl.timeout = 5
+    # the timed-out iterator was shut down; a new one is made (its timeout read at creation)
+    assert dl._iterator._shutdown
+    it = iter(dl)
+    assert not it._shutdown
+    del it

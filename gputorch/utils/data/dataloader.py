@@ -17,7 +17,6 @@ creates an iterator:
   carrying the original traceback.
 """
 import itertools
-import multiprocessing
 import os
 import pickle
 import queue
@@ -47,6 +46,7 @@ class _InfiniteConstantSampler(Sampler):
 
 def _default_context():
     """'fork' where the platform has it (fast start, nothing to pickle), else the default."""
+    import multiprocessing
     if "fork" in multiprocessing.get_all_start_methods() and sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
@@ -170,6 +170,7 @@ class DataLoader:
     @multiprocessing_context.setter
     def multiprocessing_context(self, context):
         if context is not None:
+            import multiprocessing
             if self.num_workers <= 0:
                 raise ValueError("multiprocessing_context can only be used with multi-process loading "
                                  f"(num_workers > 0), but got num_workers={self.num_workers}")
@@ -208,7 +209,7 @@ class DataLoader:
 
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._shutdown:   # first epoch, or after an error stopped it
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
