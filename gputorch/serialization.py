@@ -304,7 +304,6 @@ def _move_all(obj, place):
 def _default_safe_globals():
     import builtins
     import codecs
-    from .nn import parameter
     from . import _size, _tensor
     allowed = {
         ("collections", "OrderedDict"): collections.OrderedDict,
@@ -313,7 +312,7 @@ def _default_safe_globals():
         ("gputorch._dtype", "_by_name"): _dtype._by_name,
         ("gputorch._device", "device"): Device,
         ("gputorch._tensor", "_rebuild_tensor"): _tensor._rebuild_tensor,
-        ("gputorch.nn.parameter", "_rebuild_parameter"): parameter._rebuild_parameter,
+        ("gputorch.nn.parameter", "_rebuild_parameter"): _safe_rebuild_parameter,
     }
     for name in ("set", "frozenset", "complex", "slice", "range", "bytes", "bytearray"):
         allowed[("builtins", name)] = getattr(builtins, name)
@@ -328,6 +327,15 @@ def _default_safe_globals():
         if isinstance(cls, type) and issubclass(cls, np.dtype):
             allowed[("numpy.dtypes", name)] = cls
     return allowed
+
+
+def _safe_rebuild_parameter(data, requires_grad, state=None):
+    """``_rebuild_parameter`` for weights_only loading: only public attributes are restored (internal
+    fields such as hook tables cannot be planted by a file)."""
+    from .nn.parameter import _rebuild_parameter
+    if state:
+        state = {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
+    return _rebuild_parameter(data, requires_grad, state)
 
 
 def _np_reconstruct():

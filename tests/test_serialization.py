@@ -422,3 +422,18 @@ def test_tied_parameters_in_a_model_state_dict():
     model[1].weight = model[0].weight
     back = _round_trip(model.state_dict())
     assert back["0.weight"].data_ptr() == back["1.weight"].data_ptr()
+
+
+def test_parameter_attributes_round_trip_but_internals_are_not_planted():
+    p = nn.Parameter(gputorch.ones(2))
+    p.tag = "keep"
+    back = _round_trip(p)
+    assert back.tag == "keep"
+    from gputorch.nn.parameter import _rebuild_parameter
+
+    class Planted:
+        def __reduce__(self):
+            return (_rebuild_parameter, (gputorch.ones(1), True, {"_hooks": {0: bytes}, "ok": 1}))
+
+    back = _round_trip(Planted())
+    assert back.ok == 1 and "_hooks" not in back.__dict__
