@@ -44,42 +44,52 @@ def _lowest(dtype):
 
 
 # ---------------------------------------------------------------- max pooling
+def _tap_dtype(ntaps):
+    return np.uint8 if ntaps <= 255 else np.uint16 if ntaps <= 65535 else np.uint32
+
+
 def max_pool(xp, x, kernel, stride, padding, dilation, out_hw, with_taps=True):
     """``(out, taps)``: the window maxima and the winning tap of each window (``None`` unless
     ``with_taps``). Ties keep the first position; a NaN wins over numbers (the last NaN over
-    earlier ones), as in PyTorch."""
+    earlier ones), as in PyTorch.
+
+    Taps are visited in order and a tap wins where it is strictly greater than the running
+    maximum, so the winner is the *last* tap that won: ``win = max(t * won_t)``, computed with
+    cheap unsigned-integer arithmetic on the comparison masks (no ``where``).
+    """
     lead = x.shape[:-2]
     taps = _taps(x.shape[-2:], out_hw, kernel, stride, padding, dilation)
-    is_float = x.dtype.kind == "f"
-    ntaps = kernel[0] * kernel[1]
-    tap_dtype = np.int8 if ntaps <= 127 else np.int32
+    tap_dtype = _tap_dtype(kernel[0] * kernel[1])
     first_t, first_region, first_src = taps[0]
-    if _full(first_region, out_hw):
+    covered = _full(first_region, out_hw)
+    if covered:                      # tap 0 reads a real input for every window
         out = x[(..., *first_src)].copy()
-        win = xp.full(out.shape, first_t, dtype=tap_dtype) if with_taps else None
         rest = taps[1:]
     else:
         out = xp.full(lead + tuple(out_hw), _lowest(x.dtype), dtype=x.dtype)
-        win = xp.full(out.shape, -1, dtype=tap_dtype) if with_taps else None
         rest = taps
+    win = xp.zeros(out.shape, dtype=tap_dtype) if with_taps else None
     for t, region, src in rest:
         v = x[(..., *src)]
         m = out[(..., *region)]
-        if not with_taps:
-            out[(..., *region)] = xp.maximum(m, v)    # propagates NaN, like PyTorch
-            continue
-        take = v > m
-        if is_float:
-            take |= v != v
-        out[(..., *region)] = xp.where(take, v, m)
-        w = win[(..., *region)]
-        win[(..., *region)] = xp.where(take, tap_dtype(t), w)
-    if with_taps and not _full(first_region, out_hw) and bool((win < 0).any()):
-        # Windows whose values are all -inf: PyTorch reports their first real position.
-        for t, region, _ in taps:
+        if with_taps:
             w = win[(..., *region)]
-            win[(..., *region)] = xp.where(w < 0, tap_dtype(t), w)
+            xp.maximum(w, (v > m).view(np.uint8) * tap_dtype(t), out=w)
+        xp.maximum(m, v, out=m)                                          # propagates NaN, like PyTorch
+    if with_taps:
+        if not covered and bool((out == _lowest(x.dtype)).any()):
+            # Windows that never beat the initial lowest value: PyTorch reports their first real position.
+            _first_taps(xp, out == _lowest(x.dtype), win, taps)
+        if x.dtype.kind == "f" and bool(xp.isnan(out).any()):
+            for t, region, src in taps:      # a NaN window reports its last NaN
+                xp.copyto(win[(..., *region)], tap_dtype(t), where=xp.isnan(x[(..., *src)]))
     return out, win
+
+
+def _first_taps(xp, pick, win, taps):
+    for t, region, _ in reversed(taps):      # the earliest tap is written last
+        w = win[(..., *region)]
+        xp.copyto(w, w.dtype.type(t), where=pick[(..., *region)])
 
 
 def max_pool_indices(xp, win, x_hw, kernel, stride, padding, dilation):
@@ -109,13 +119,18 @@ def max_pool_grad(xp, grad, win, x_shape, kernel, stride, padding, dilation):
     taps = _taps(x_shape[-2:], out_hw, kernel, stride, padding, dilation)
     gx = xp.zeros(x_shape, dtype=grad.dtype)
     overlap = any(s < d * (k - 1) + 1 for s, k, d in zip(stride, kernel, dilation))
+    # Multiplying by the 0/1 mask is much faster than ``where``; it is exact for finite gradients
+    # (an inf or NaN times 0 would leak NaN into the other positions of the window).
+    finite = grad.dtype.kind != "f" or bool(xp.isfinite(grad).all())
     zero = grad.dtype.type(0)
     for t, region, src in taps:
-        g = xp.where(win[(..., *region)] == t, grad[(..., *region)], zero)
+        won = win[(..., *region)] == t
+        g = grad[(..., *region)]
+        contribution = g * won if finite else xp.where(won, g, zero)
         if overlap:
-            gx[(..., *src)] += g
-        else:
-            gx[(..., *src)] = g      # windows are disjoint: each input is written once
+            gx[(..., *src)] += contribution
+        else:             # disjoint windows: every input position is written by one tap only
+            gx[(..., *src)] = contribution
     return gx
 
 

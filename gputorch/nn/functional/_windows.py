@@ -101,6 +101,12 @@ def col2im(xp, cols, x_shape, stride, padding, dilation):
     return out
 
 
+def _blas(xp, a):
+    """``a`` with C-contiguous memory: matrix products on broadcast (zero-stride) or scattered
+    operands miss NumPy's BLAS path and run a slow generic loop instead."""
+    return a if a.flags.c_contiguous else xp.ascontiguousarray(a)
+
+
 # ---------------------------------------------------------------- the three products of a convolution
 # Shapes: x (N, C, H, W), weight (O, C/G, kh, kw), y (N, O, Ho, Wo); G groups.
 # Each product is a matrix multiply batched over the samples (and groups), so that
@@ -114,7 +120,7 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_hw):
     ho, wo = out_hw
     cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
     cols = cols.reshape(n, groups, k, ho * wo)
-    y = weight.reshape(groups, o // groups, k) @ cols          # (N, G, O/G, Ho*Wo)
+    y = _blas(xp, weight.reshape(groups, o // groups, k)) @ cols          # (N, G, O/G, Ho*Wo)
     return y.reshape(n, o, ho, wo)
 
 
@@ -124,8 +130,8 @@ def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups
     n, o, ho, wo = grad.shape
     _, cg, kh, kw = weight.shape
     k = cg * kh * kw
-    w_t = weight.reshape(groups, o // groups, k).transpose(0, 2, 1)           # (G, K, O/G)
-    cols = w_t @ grad.reshape(n, groups, o // groups, ho * wo)               # (N, G, K, Ho*Wo)
+    w_t = _blas(xp, weight.reshape(groups, o // groups, k)).transpose(0, 2, 1)     # (G, K, O/G)
+    cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, ho * wo)         # (N, G, K, Ho*Wo)
     cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
     return col2im(xp, cols, x_shape, stride, padding, dilation)
 
@@ -139,6 +145,6 @@ def conv_weight_grad(xp, x, grad, weight_shape, stride, padding, dilation, group
     cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (ho, wo), channels_first=True)
     cols = cols.reshape(groups, k, n * ho * wo)
     g = grad.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3)
-    g = g.reshape(groups, o // groups, n * ho * wo)                          # copies (small)
+    g = _blas(xp, g.reshape(groups, o // groups, n * ho * wo))              # copies (small)
     gw = g @ cols.transpose(0, 2, 1)                                          # (G, O/G, K)
     return gw.reshape(weight_shape)

@@ -41,14 +41,15 @@ class MaxPool2DWithIndicesBackward0(Node):
             return out
         indices = pw.max_pool_indices(xp, taps, input._data.shape[-2:], kernel, stride, padding, dilation)
         if need:
-            ctx.geometry = (input._data.shape, kernel, stride, padding, dilation)
+            ctx.save_for_backward(input)
+            ctx.geometry = (kernel, stride, padding, dilation)
             ctx.taps, ctx.indices = taps, indices
         return out, indices
 
     def backward(ctx, grad, _grad_indices=None):
-        x_shape, kernel, stride, padding, dilation = ctx.geometry
-        return apply(MaxPool2DWithIndicesBackwardBackward0, grad, _index_tensor(ctx.indices, grad), x_shape,
-                     kernel, stride, padding, dilation, taps=ctx.taps)
+        (input,) = ctx.saved_tensors
+        return apply(MaxPool2DWithIndicesBackwardBackward0, grad, input, _index_tensor(ctx.indices, grad),
+                     *ctx.geometry, taps=ctx.taps)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
@@ -56,16 +57,17 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
     ``taps`` (the winners' positions inside their windows, kept by the forward) spares
     recomputing them from the indices."""
 
-    def forward(ctx, grad_output, indices, x_shape, kernel, stride, padding, dilation, taps=None):
+    def forward(ctx, grad_output, input, indices, kernel, stride, padding, dilation, taps=None):
         xp = xp_of(grad_output)
         ctx.save_for_backward(indices)
+        x_shape = input._data.shape
         if taps is None:
             taps = pw.taps_from_indices(xp, indices._data, x_shape[-2:], kernel, stride, padding, dilation)
         return pw.max_pool_grad(xp, grad_output._data, taps, x_shape, kernel, stride, padding, dilation)
 
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
-        return _gather_at(grad, indices), None
+        return _gather_at(grad, indices), None, None     # the input only gave the shape
 
 
 def _pair(fname, what, value, rule):
@@ -102,6 +104,9 @@ def _pool_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_mo
         if p > ((k - 1) * d + 1) // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
                                f"kernel_size={k} and dilation={d}")
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = "
+                           f"{padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, kH = {kernel[0]}")
     if any(k <= 0 for k in kernel):
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
     if any(s < 0 for s in stride):
@@ -197,26 +202,26 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 class AvgPool2DBackward0(Node):
     def forward(ctx, input, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override, out_hw):
         ctx.params = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-        ctx.x_shape = input._data.shape
+        ctx.save_for_backward(input)
         return pw.avg_pool(xp_of(input), input._data, kernel, stride, padding, out_hw, count_include_pad,
                            divisor_override)
 
     def backward(ctx, grad):
-        return apply(AvgPool2DBackwardBackward0, grad, ctx.x_shape, *ctx.params)
+        return apply(AvgPool2DBackwardBackward0, grad, ctx.saved_tensors[0], *ctx.params)
 
 
 class AvgPool2DBackwardBackward0(Node):
     """The gradient of average pooling: ``grad / divisor`` summed back over each window."""
 
-    def forward(ctx, grad_output, x_shape, kernel, stride, padding, ceil_mode, count_include_pad,
+    def forward(ctx, grad_output, input, kernel, stride, padding, ceil_mode, count_include_pad,
                 divisor_override):
         ctx.params = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
         ctx.out_hw = grad_output._data.shape[-2:]
-        return pw.avg_pool_grad(xp_of(grad_output), grad_output._data, x_shape, kernel, stride, padding,
-                                count_include_pad, divisor_override)
+        return pw.avg_pool_grad(xp_of(grad_output), grad_output._data, input._data.shape, kernel, stride,
+                                padding, count_include_pad, divisor_override)
 
     def backward(ctx, grad):
-        return apply(AvgPool2DBackward0, grad, *ctx.params, ctx.out_hw)
+        return apply(AvgPool2DBackward0, grad, *ctx.params, ctx.out_hw), None
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -249,41 +254,42 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 # ---------------------------------------------------------------- adaptive pooling
 class AdaptiveAvgPool2DBackward0(Node):
     def forward(ctx, input, out_hw):
-        ctx.x_shape = input._data.shape
+        ctx.save_for_backward(input)
         return pw.adaptive_avg_pool(xp_of(input), input._data, out_hw)
 
     def backward(ctx, grad):
-        return apply(AdaptiveAvgPool2DBackwardBackward0, grad, ctx.x_shape)
+        return apply(AdaptiveAvgPool2DBackwardBackward0, grad, ctx.saved_tensors[0])
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
-    def forward(ctx, grad_output, x_shape):
+    def forward(ctx, grad_output, input):
         ctx.out_hw = grad_output._data.shape[-2:]
-        return pw.adaptive_avg_pool_grad(xp_of(grad_output), grad_output._data, x_shape)
+        return pw.adaptive_avg_pool_grad(xp_of(grad_output), grad_output._data, input._data.shape)
 
     def backward(ctx, grad):
-        return apply(AdaptiveAvgPool2DBackward0, grad, ctx.out_hw)
+        return apply(AdaptiveAvgPool2DBackward0, grad, ctx.out_hw), None
 
 
 class AdaptiveMaxPool2DBackward0(Node):
     def forward(ctx, input, out_hw):
         out, indices = pw.adaptive_max_pool(xp_of(input), input._data, out_hw)
-        ctx.x_shape = input._data.shape
+        ctx.save_for_backward(input)
         ctx.indices = indices
         return out, indices
 
     def backward(ctx, grad, _grad_indices=None):
-        return apply(AdaptiveMaxPool2DBackwardBackward0, grad, _index_tensor(ctx.indices, grad), ctx.x_shape)
+        return apply(AdaptiveMaxPool2DBackwardBackward0, grad, ctx.saved_tensors[0],
+                     _index_tensor(ctx.indices, grad))
 
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):
-    def forward(ctx, grad_output, indices, x_shape):
+    def forward(ctx, grad_output, input, indices):
         ctx.save_for_backward(indices)
-        return pw.scatter_add_indices(xp_of(grad_output), grad_output._data, indices._data, x_shape)
+        return pw.scatter_add_indices(xp_of(grad_output), grad_output._data, indices._data, input._data.shape)
 
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
-        return _gather_at(grad, indices), None
+        return _gather_at(grad, indices), None, None
 
 
 def _adaptive_size(fname, input, output_size, n):
