@@ -210,8 +210,17 @@ def tensor_repr(t, tensor_contents=None):
         suffixes.append(f"device='{dev}'")
     dt = t._dtype
     default = _dtype.get_default_dtype()
-    host = dev.backend.to_numpy(t._data)
-    if host.size == 0:
+    if dev.type == "meta":       # no values to show: "tensor(..., device='meta', size=(2, 3))"
+        suffixes.append(f"size={tuple(t._data.shape)}")
+        if dt is not default:
+            suffixes.append(f"dtype={dt!r}")
+        text = "..."
+        host = None
+    else:
+        host = dev.backend.to_numpy(t._data)
+    if host is None:
+        pass
+    elif host.size == 0:
         if host.ndim != 1:
             suffixes.append(f"size={tuple(host.shape)}")
         if dt is not default:

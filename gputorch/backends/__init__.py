@@ -6,7 +6,8 @@ Backends are created on first use, so importing gputorch never imports CuPy.
 """
 import importlib
 
-_BACKEND_MODULES = {"cpu": "gputorch.backends.cpu", "cuda": "gputorch.backends.cuda"}
+_BACKEND_MODULES = {"cpu": "gputorch.backends.cpu", "cuda": "gputorch.backends.cuda",
+                    "meta": "gputorch.backends.meta"}
 _loaded = {}
 
 
