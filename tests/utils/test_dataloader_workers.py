@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import gputorch
-from gputorch.utils.data import DataLoader, Dataset, IterableDataset, TensorDataset, get_worker_info
+from gputorch.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
 
 class Records(Dataset):
@@ -78,7 +78,7 @@ class Sleepy(Dataset):
         return 2
 
     def __getitem__(self, i):
-        time.sleep(1.0)
+        time.sleep(0.6)
         return i
 
 
@@ -255,8 +255,8 @@ def test_worker_init_fn_error_is_reported():
 
 def test_timeout():
     start = time.time()
-    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0.3 seconds"):
-        next(iter(DataLoader(Sleepy(), batch_size=1, num_workers=1, timeout=0.3)))
+    with pytest.raises(RuntimeError, match=r"DataLoader timed out after 0.2 seconds"):
+        next(iter(DataLoader(Sleepy(), batch_size=1, num_workers=1, timeout=0.2)))
     assert time.time() - start < 3
 
 
@@ -346,10 +346,13 @@ def test_len_with_workers():
 def test_other_start_methods(method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{method} is not available here")
-    ds = TensorDataset(gputorch.arange(10.0).reshape(5, 2), gputorch.arange(5))
-    expected = _plain(DataLoader(ds, batch_size=2))
-    got = _plain(DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=method))
-    assert got == expected
+    # a dataset class of this module (tensors, arrays, numbers and strings in its samples) ...
+    expected = _plain(DataLoader(Records(7), batch_size=2))
+    assert _plain(DataLoader(Records(7), batch_size=2, num_workers=2, multiprocessing_context=method)) == expected
+    # ... and a worker_init_fn travel to the workers
+    got = _plain(DataLoader(ReadsInit(), batch_size=None, num_workers=2, worker_init_fn=record_init,
+                            multiprocessing_context=method))
+    assert got == [[0, 0], [1, 1], [0, 0], [1, 1]]
 
 
 def test_context_object_accepted():
@@ -360,7 +363,7 @@ def test_context_object_accepted():
 
 
 def test_persistent_workers_restart_after_a_timeout():
-    dl = DataLoader(Sleepy(), batch_size=1, num_workers=1, persistent_workers=True, timeout=0.3)
+    dl = DataLoader(Sleepy(), batch_size=1, num_workers=1, persistent_workers=True, timeout=0.2)
     with pytest.raises(RuntimeError, match="timed out"):
         list(dl)
     dl.timeout = 5
