@@ -482,3 +482,29 @@ def test_pin_memory_without_cuda_warns_and_keeps_batches():
 
 def test_get_worker_info_in_main_process():
     assert get_worker_info() is None
+
+
+class _Pinned(np.ndarray):
+    """Marks arrays that went through the fake pinning hook."""
+
+
+class _FakeCudaBackend:
+    """A CUDA backend stand-in whose ``pin_host_array`` hook copies into a marked array."""
+
+    xp = None
+
+    @staticmethod
+    def pin_host_array(array):
+        return np.array(array).view(_Pinned)
+
+
+@pytest.mark.parametrize("num_workers", [0, 1])
+def test_pin_memory_goes_through_the_backend_hook(monkeypatch, num_workers):
+    from gputorch.utils.data import _pin_memory
+    monkeypatch.setattr(_pin_memory, "_cuda_backend", lambda: _FakeCudaBackend())
+    ds = [{"x": np.ones(2, np.float32), "pair": (np.zeros(1), 3), "point": Point(np.ones(1), "s")}] * 2
+    batch = next(iter(DataLoader(ds, batch_size=2, pin_memory=True, num_workers=num_workers)))
+    assert type(batch["x"]._data) is _Pinned and batch["x"].tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    assert type(batch["pair"][0]._data) is _Pinned and batch["pair"][1].tolist() == [3, 3]
+    assert isinstance(batch["point"], Point) and type(batch["point"].x._data) is _Pinned
+    assert batch["point"].y == ("s", "s")   # strings stay as collated (a tuple here, as in torch)
