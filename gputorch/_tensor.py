@@ -208,7 +208,9 @@ class Tensor:
 
     @staticmethod
     def _array_address(a):
-        iface = getattr(a, "__array_interface__", None) or getattr(a, "__cuda_array_interface__")
+        iface = getattr(a, "__array_interface__", None) or getattr(a, "__cuda_array_interface__", None)
+        if iface is None:       # a meta array has no memory: its byte offset into its owner
+            return a.offset
         return iface["data"][0]
 
     def data_ptr(self):

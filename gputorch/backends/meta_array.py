@@ -16,6 +16,7 @@ since there are none.
 import builtins
 import math
 import operator
+import sys
 
 import numpy as np
 
@@ -28,8 +29,36 @@ NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
 # Inside the forward of an op registered with an assumed answer (see ``meta_overrides.py``), a
-# value test such as ``if bool((t < 0).any()):`` gets this answer instead of raising.
+# value test such as ``if bool(idx.min() < 0):`` gets this answer instead of raising.
 ASSUMED_TRUTH = []
+
+# Modules whose frames are plumbing between a truth test and the code that asked for it.
+_PLUMBING_MODULES = ("gputorch._tensor", "gputorch.backends.meta")
+
+
+def _asked_by_framework():
+    """Whether the truth test now running was asked by gputorch's own code (an op's forward or
+    backward) rather than by the user's."""
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get("__name__", "").startswith(_PLUMBING_MODULES):
+        f = f.f_back
+    return f is not None and f.f_globals.get("__name__", "").startswith("gputorch.")
+
+
+def _truth(a):
+    """The answer to a truth test of the one-element meta array ``a``.
+
+    Meta arrays have no values. Ops test values only to validate their inputs or to take a fix-up
+    path for rare data (``if bad.any(): raise ...``, ``if isfinite(g).all(): fast path``), so inside
+    the framework the results of ``any()`` and ``all()`` answer as for clean data: nothing special
+    anywhere (``any`` -> False, ``all`` -> True), and the op computes the shapes of the clean case.
+    User code gets the error, as in PyTorch.
+    """
+    if a.hint is not None and _asked_by_framework():
+        return a.hint
+    if ASSUMED_TRUTH:
+        return ASSUMED_TRUTH[-1]
+    raise RuntimeError("Tensor.item() cannot be called on meta tensors")
 
 
 def no_values(what):
@@ -65,12 +94,14 @@ class MetaArray:
     """An array with a shape, a dtype and a layout, but no data.
 
     Attributes:
+        hint: for results of ``any``/``all``, the answer a truth test gets inside the framework
+            (see :func:`_truth`); None otherwise.
         shape, dtype, strides (bytes), ndim, size, itemsize, nbytes: as on ``numpy.ndarray``.
         base: the meta array owning the (virtual) memory this one views, or None if it owns it.
         offset: this view's byte offset into its owner.
     """
 
-    __slots__ = ("shape", "dtype", "strides", "base", "offset", "__weakref__")
+    __slots__ = ("shape", "dtype", "strides", "base", "offset", "hint", "__weakref__")
     __array_priority__ = 50
 
     def __init__(self, shape, dtype, strides=None, base=None, offset=0):
@@ -81,6 +112,7 @@ class MetaArray:
             base = base.base
         self.base = base
         self.offset = offset
+        self.hint = None      # the clean-data answer to a truth test (results of any/all)
 
     # ---------------------------------------------------------------- attributes
     @property
@@ -126,17 +158,23 @@ class MetaArray:
 
     def view_of(self, shape, strides, offset=0):
         """A view of this array's memory with another shape and strides."""
-        return MetaArray(shape, self.dtype, strides, self.owner, self.offset + offset)
+        out = MetaArray(shape, self.dtype, strides, self.owner, self.offset + offset)
+        out.hint = self.hint
+        return out
 
     def _fresh(self, shape, dtype=None, strides=None):
-        return MetaArray(shape, self.dtype if dtype is None else dtype, strides)
+        out = MetaArray(shape, self.dtype if dtype is None else dtype, strides)
+        out.hint = self.hint
+        return out
 
     def __repr__(self):
         return f"MetaArray(shape={self.shape}, dtype={self.dtype})"
 
     # ---------------------------------------------------------------- no values
     def item(self, *args):
-        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        if self.size != 1 or args:
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        return _truth(self)
 
     def tolist(self):
         raise NotImplementedError(NO_DATA)
@@ -150,9 +188,7 @@ class MetaArray:
     def __bool__(self):
         if self.size != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous.")
-        if ASSUMED_TRUTH:
-            return ASSUMED_TRUTH[-1]
-        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
+        return _truth(self)
 
     def _scalar(self, *args):
         raise RuntimeError("Tensor.item() cannot be called on meta tensors")

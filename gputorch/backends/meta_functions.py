@@ -108,8 +108,13 @@ def _reduction(func, no_identity=False, needs_axis=False):
         dt = _dtype_of(func, *bound.args, **bound.kwargs)
         if out is not None:
             return out
-        return reduced_result(a, axes, _keepdims(params.get("keepdims", False)), dt)
+        result = reduced_result(a, axes, _keepdims(params.get("keepdims", False)), dt)
+        result.hint = _CLEAN_ANSWER.get(func)
+        return result
     return handler
+
+
+_CLEAN_ANSWER = {np.any: False, np.all: True}    # nothing special anywhere
 
 
 for _f in (np.sum, np.prod, np.mean, np.std, np.var, np.any, np.all, np.nansum, np.nanprod, np.nanmean,

@@ -78,9 +78,9 @@ def _finish(ufunc, shape, dtypes, kwargs, operands, method="__call__"):
 
 
 def apply_ufunc(ufunc, method, inputs, kwargs):
-    inputs = [_operand(x) for x in inputs]
-    if method == "at":
+    if method == "at":          # writes in place: no shape changes
         return None
+    inputs = [_operand(x) for x in inputs]
     if ufunc.signature is not None:
         if method != "__call__":
             raise NotImplementedError(f"{ufunc.__name__}.{method} on meta arrays")
@@ -177,7 +177,12 @@ def _reduce(ufunc, a, kwargs):
     out = kwargs.get("out")
     if out is not None and out[0] is not None:
         return out[0]
-    return reduced_result(a, axes, keepdims, dt)
+    result = reduced_result(a, axes, keepdims, dt)
+    result.hint = _CLEAN_ANSWER.get(ufunc)
+    return result
+
+
+_CLEAN_ANSWER = {np.logical_or: False, np.logical_and: True}    # any / all: nothing special anywhere
 
 
 # ---------------------------------------------------------------- generalized ufuncs
