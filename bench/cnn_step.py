@@ -9,12 +9,13 @@ Model (MNIST-sized, float32, batch 64)::
 Cases: the full training step (zero_grad, forward, backward, Adam step), the forward alone under
 ``no_grad``, and the two hot layers alone (the second convolution and the first max pooling,
 forward + backward). Every case is written once against the PyTorch API and run on gputorch and,
-when it can be imported, on torch in the same process. Both use their default threads (NumPy's
-BLAS and torch's intra-op pool use every core). The two frameworks' samples alternate (gputorch,
+when it can be imported, on torch in the same process, with the same number of threads
+(``--threads``, default 1 as in ``run_all.py``; 0 = the libraries' defaults, every core for
+NumPy's BLAS and for torch's intra-op pool). The two frameworks' samples alternate (gputorch,
 torch, gputorch, ...), so a busy machine slows both alike; the ratio column is the median of the
 per-round ratios.
 
-Run alone: ``python bench/cnn_step.py [--device cpu|cuda] [--quick]``, or through
+Run alone: ``python bench/cnn_step.py [--device cpu|cuda] [--quick] [--threads N]``, or through
 ``python bench/run_all.py``.
 """
 import argparse
@@ -24,12 +25,11 @@ import statistics
 import sys
 import time
 
-import numpy as np
 
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync  # noqa: E402
+from timing import _usable, framework_sync, frameworks, limit_threads  # noqa: E402
 
 TITLE = "CNN training step, batch 64, float32 (microseconds per step, median of repeats)"
 
@@ -46,6 +46,7 @@ def _model(fw, device):
 
 
 def _batch(fw, device):
+    import numpy as np
     rng = np.random.default_rng(0)
     x = fw.tensor(rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32), device=device)
     y = fw.tensor(rng.integers(0, 10, size=BATCH), device=device)
@@ -78,6 +79,7 @@ def forward_no_grad(fw, device):
 
 
 def _layer_step(fw, device, layer, shape):
+    import numpy as np
     rng = np.random.default_rng(0)
     x = fw.tensor(rng.standard_normal(shape).astype(np.float32), device=device, requires_grad=True)
     layer = layer.to(device)
@@ -107,23 +109,6 @@ CASES = [
     ("Conv2d(32,64,3,pad 1) fwd+bwd, 64x32x14x14", conv_layer),
     ("MaxPool2d(2) fwd+bwd, 64x32x28x28", pool_layer),
 ]
-
-
-def frameworks():
-    """[(name, module)]: gputorch always, torch when it can be imported."""
-    import gputorch
-    found = [("gputorch", gputorch)]
-    try:
-        import torch
-    except ImportError:
-        pass
-    else:
-        found.append(("torch", torch))
-    return found
-
-
-def _usable(fw, device):
-    return not device.startswith("cuda") or fw.cuda.is_available()
 
 
 def _calibrate(fn, sync, sample_s):
@@ -212,7 +197,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=TITLE)
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
     parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
     args = parser.parse_args(argv)
+    limit_threads(args.threads)
     print(TITLE)
     print(format_table(run(args.device, args.quick)))
 

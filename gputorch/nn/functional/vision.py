@@ -337,7 +337,8 @@ def _resample(xp, x, plans):
         shape = (-1,) + (1,) * (-axis - 1)
         lam0 = xp.asarray(p.lam0.astype(x.dtype, copy=False).reshape(shape))
         lam1 = xp.asarray(p.lam1.astype(x.dtype, copy=False).reshape(shape))
-        x = _along(xp, x, axis, p.idx0) * lam0 + _along(xp, x, axis, p.idx1) * lam1
+        with np.errstate(all="ignore"):     # inf * 0 gives NaN silently, as in PyTorch
+            x = _along(xp, x, axis, p.idx0) * lam0 + _along(xp, x, axis, p.idx1) * lam1
     return x
 
 
