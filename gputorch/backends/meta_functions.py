@@ -12,6 +12,7 @@ Functions whose result shape depends on values (``nonzero``, ``unique`` ...) rai
 """
 import inspect
 import operator
+import warnings
 
 import numpy as np
 
@@ -63,7 +64,8 @@ def stand_in(x, ndim=None):
 
 
 def _dtype_of(func, *args, **kwargs):
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # e.g. "degrees of freedom <= 0" on a one-element stand-in
         return np.asarray(func(*args, **kwargs)).dtype
 
 
@@ -280,9 +282,11 @@ def _atleast(ndim):
         a = meta(a)
         if a.ndim >= ndim:
             return a
-        if ndim == 3 and a.ndim:
-            return a.reshape(((1,) + a.shape + (1,)) if a.ndim == 1 else a.shape + (1,))
-        return a.reshape((1,) * (ndim - a.ndim) + a.shape)
+        if a.ndim == 0:
+            return a.reshape((1,) * ndim)
+        if ndim == 2:
+            return a[None, :]
+        return a[None, :, None] if a.ndim == 1 else a[:, :, None]
 
     def handler(*arys):
         out = [promote(a) for a in arys]
