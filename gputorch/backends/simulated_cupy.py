@@ -5,12 +5,28 @@ arrays tagged with the device they live on; like CuPy, every operation checks
 that its array arguments live on the *current* device, so a missing device
 switch in gputorch fails here exactly as it would on a multi-GPU machine.
 Users get the real CuPy; this module exists for tests only.
+
+Besides arrays it provides what the CUDA backend uses of CuPy:
+
+* ``RawModule`` / ``RawKernel``: CUDA C kernels compiled with g++ and run on the CPU by the
+  execution harness (``gputorch.cuda.harness``); launches check, like CuPy would fail on a
+  GPU, that array arguments are device arrays of the current device;
+* the memory pool's counters (``get_default_memory_pool()``: ``used_bytes``, ``total_bytes``,
+  ``free_bytes``, ``n_free_blocks``, ``free_all_blocks``, ``set_limit``): the live simulated
+  arrays' buffers, rounded up to 512 bytes like CuPy's pool, per device; freed buffers stay
+  cached (counted in ``total_bytes``) until ``free_all_blocks``; an allocation beyond the
+  simulated device memory raises ``cuda.memory.OutOfMemoryError``;
+* ``cuda.runtime.memGetInfo()``: (free, total) of a simulated device of
+  ``GPUTORCH_SIMULATE_CUDA_MEMORY`` bytes (default 16 GiB; suffixes K, M, G accepted);
+* streams and events as no-ops (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``).
 """
 import os
+import weakref
 
 import numpy as _np
 
-__all__ = ["ndarray", "asarray", "array", "asnumpy", "cuda", "get_array_module"]
+__all__ = ["ndarray", "asarray", "array", "asnumpy", "cuda", "get_array_module", "RawModule", "RawKernel",
+           "get_default_memory_pool", "get_default_pinned_memory_pool"]
 
 
 def _device_count():
@@ -36,6 +52,24 @@ class _Runtime:
 
     def deviceSynchronize(self):
         pass
+
+    def memGetInfo(self):
+        """(free, total) bytes of the current simulated device."""
+        total = _device_memory()
+        pool = _pools.pool(self._current)
+        return max(total - pool.used - pool.cached_bytes, 0), total
+
+    def getDeviceProperties(self, index):
+        return {"name": b"Simulated CUDA device", "totalGlobalMem": _device_memory(), "major": 8, "minor": 0,
+                "multiProcessorCount": 108, "sharedMemPerBlock": 49152, "sharedMemPerBlockOptin": 232448,
+                "maxThreadsPerBlock": 1024, "warpSize": 32, "clockRate": 1410000, "memoryClockRate": 1215000,
+                "memoryBusWidth": 5120, "l2CacheSize": 41943040}
+
+    def runtimeGetVersion(self):
+        return 12090
+
+    def driverGetVersion(self):
+        return 12090
 
 
 class CUDARuntimeError(RuntimeError):
@@ -86,6 +120,14 @@ _runtime = _Runtime()
 cuda = _CudaNamespace()
 cuda.runtime = _runtime
 
+from .simulated_cupy_memory import (MemoryPointer as _MemoryPointer, device_memory as _device_memory,  # noqa: E402
+                                    get_default_memory_pool, get_default_pinned_memory_pool, pools as _pools)
+from .simulated_cupy_kernels import RawKernel, RawModule  # noqa: E402
+from . import simulated_cupy_memory as _memory, simulated_cupy_kernels as _kernels  # noqa: E402
+
+_memory.install(cuda, _runtime)
+_kernels.install(cuda)
+
 
 def _check_current(arrays):
     current = _runtime.getDevice()
@@ -102,7 +144,8 @@ class ndarray(_np.ndarray):
     _device_id = 0
 
     def __array_finalize__(self, obj):
-        self._device_id = getattr(obj, "_device_id", _runtime.getDevice())
+        self._device_id = getattr(obj, "_device_id", _runtime._current)
+        _pools.track(self)
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _check_current(inputs)
@@ -120,6 +163,11 @@ class ndarray(_np.ndarray):
     @property
     def device(self):
         return Device(self._device_id)
+
+    @property
+    def data(self):
+        """``cupy.cuda.MemoryPointer``-like: ``.ptr`` is the address of the first element."""
+        return _MemoryPointer(self.__array_interface__["data"][0], self._device_id)
 
     def get(self, stream=None):
         """Copy to the host as a plain NumPy array."""

@@ -210,7 +210,7 @@ inline void yield_now() {
 }
 #endif
 
-inline void fail(std::string msg) {
+inline void record_failure(const std::string& msg) {
     if (!g.failed) {
         g.failed = true;
         g.error = block_name() + ": " + msg;
@@ -218,6 +218,13 @@ inline void fail(std::string msg) {
 #if defined(HARNESS_THREADS)
     for (auto& s : g.t) s.cv.notify_one();
     g.cv_main.notify_one();
+#endif
+}
+
+// Ends the launch with an error; called by a simulated thread (holding the lock in thread mode).
+inline void fail(std::string msg) {
+    record_failure(msg);
+#if defined(HARNESS_THREADS)
     throw Abort{};
 #else
     // Leave this fiber for good; the scheduler sees the failure and stops the launch.
@@ -270,8 +277,8 @@ inline int barrier(int kind, int pred, Site site) {
     if (g.exited) {
         std::uint32_t first = 0;
         while (g.t[first].st != State::Done) ++first;
-        fail(site.what + std::string(" at ") + where(site) + " reached by " + thread_name(me) + " but " +
-             thread_name(g.t[first]) + fmt(" and %u other thread(s) of the block have already exited: ", g.exited - 1) +
+        fail(site.what + std::string(" at ") + where(site) + " reached by " + thread_name(me) + fmt(" but %u thread(s) of the block (", g.exited) +
+             thread_name(g.t[first]) + (g.exited > 1 ? ", ..." : "") + ") have already exited: " +
              "every thread of the block must reach the same barrier (divergent barrier)");
     }
     if (g.barrier_count == 0) {
@@ -601,14 +608,87 @@ inline std::uint64_t block_total() {
                         : std::uint64_t(g.cfg.grid[0]) * g.cfg.grid[1] * g.cfg.grid[2];
 }
 
-#if !defined(HARNESS_THREADS)
-// ---------------------------------------------------------------- fiber mode
+// ---------------------------------------------------------------- faults
+// Faults inside kernel code (illegal addresses, a fiber stack overflow, dynamic shared
+// memory overruns) jump back to the launch (fiber mode) or to the faulting simulated
+// thread's entry (thread mode) and become launch errors instead of killing the process.
+// Sanitizer builds leave faults to the sanitizer.
+inline HARNESS_TLS sigjmp_buf g_fault_jump;
+inline HARNESS_TLS bool g_fault_armed = false;
+inline HARNESS_TLS std::uintptr_t g_fault_addr = 0;
+inline HARNESS_TLS int g_fault_signal = 0;
+
+inline void on_fault(int sig, siginfo_t* info, void*) {
+    if (!g_fault_armed) {  // not kernel code: fall back to the default action
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_fault_armed = false;
+    g_fault_signal = sig;
+    g_fault_addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+    siglongjmp(g_fault_jump, 1);
+}
 
 struct Stacks {
     char* base = nullptr;
     std::size_t count = 0, size = 0, stride = 0;
 };
 inline Stacks g_stacks;
+
+inline std::string describe_fault() {
+    std::uintptr_t a = g_fault_addr;
+    std::string who = g_me ? thread_name(*g_me) : std::string("a thread");
+    long page = sysconf(_SC_PAGESIZE);
+#if !defined(HARNESS_ASAN)
+    auto dyn_end = reinterpret_cast<std::uintptr_t>(g_dyn_end);
+    if (g_dyn_end && a >= dyn_end && a < dyn_end + page)
+        return fmt("out-of-bounds dynamic shared memory access by ") + who +
+               fmt(": byte offset %lu of extern __shared__ memory, but the launch has shared_mem=%lu bytes",
+                   (unsigned long)(a - reinterpret_cast<std::uintptr_t>(g_dynamic_shared)),
+                   (unsigned long)g.cfg.shared_mem);
+#endif
+    auto sbase = reinterpret_cast<std::uintptr_t>(g_stacks.base);
+    if (g_stacks.base && a >= sbase && a < sbase + g_stacks.count * g_stacks.stride &&
+        (a - sbase) % g_stacks.stride < std::uintptr_t(page))
+        return "stack overflow in " + who + fmt(" (fiber stacks are %lu bytes; set GPUTORCH_HARNESS_STACK to raise it)",
+                                                (unsigned long)g_stacks.size);
+    return fmt("illegal memory access (%s) by ", g_fault_signal == SIGBUS ? "SIGBUS" : "SIGSEGV") + who +
+           fmt(" at address 0x%lx", (unsigned long)a);
+}
+
+struct FaultHandlers {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+    struct sigaction old_segv {}, old_bus {};
+    stack_t old_alt{};
+    bool alt = false;
+    FaultHandlers(bool altstack) : alt(altstack) {
+        struct sigaction sa {};
+        if (alt) {
+            static char altstack_mem[64 * 1024];
+            stack_t st{};
+            st.ss_sp = altstack_mem;
+            st.ss_size = sizeof altstack_mem;
+            sigaltstack(&st, &old_alt);
+        }
+        sa.sa_sigaction = on_fault;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, &old_segv);
+        sigaction(SIGBUS, &sa, &old_bus);
+    }
+    ~FaultHandlers() {
+        sigaction(SIGSEGV, &old_segv, nullptr);
+        sigaction(SIGBUS, &old_bus, nullptr);
+        if (alt) sigaltstack(&old_alt, nullptr);
+    }
+#else
+    FaultHandlers(bool) {}
+#endif
+};
+
+#if !defined(HARNESS_THREADS)
+// ---------------------------------------------------------------- fiber mode
 
 inline void ensure_stacks(std::uint32_t count, std::size_t size) {
     long page = sysconf(_SC_PAGESIZE);
@@ -635,36 +715,6 @@ inline void fiber_main(void* arg) {
     __builtin_unreachable();
 }
 
-// Faults inside kernel code (illegal addresses, a stack overflow, dynamic shared memory
-// overruns) come back here and become launch errors instead of killing the process.
-inline sigjmp_buf g_fault_jump;
-inline volatile std::uintptr_t g_fault_addr = 0;
-inline volatile int g_fault_signal = 0;
-
-inline void on_fault(int sig, siginfo_t* info, void*) {
-    g_fault_signal = sig;
-    g_fault_addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-    siglongjmp(g_fault_jump, 1);
-}
-
-inline std::string describe_fault() {
-    std::uintptr_t a = g_fault_addr;
-    std::string who = g_me ? thread_name(*g_me) : std::string("a thread");
-    long page = sysconf(_SC_PAGESIZE);
-    auto dyn_end = reinterpret_cast<std::uintptr_t>(g_dyn_end);
-    if (g_dyn_end && a >= dyn_end && a < dyn_end + page)
-        return fmt("out-of-bounds dynamic shared memory access by ") + who +
-               fmt(": byte offset %lu of extern __shared__ memory, but the launch has shared_mem=%lu bytes",
-                   (unsigned long)(a - reinterpret_cast<std::uintptr_t>(g_dynamic_shared)),
-                   (unsigned long)g.cfg.shared_mem);
-    auto sbase = reinterpret_cast<std::uintptr_t>(g_stacks.base);
-    if (g_stacks.base && a >= sbase && a < sbase + g_stacks.count * g_stacks.stride && (a - sbase) % g_stacks.stride < std::uintptr_t(page))
-        return "stack overflow in " + who + fmt(" (fiber stacks are %lu bytes; set GPUTORCH_HARNESS_STACK to raise it)",
-                                                (unsigned long)g_stacks.size);
-    return fmt("illegal memory access (%s) by ", g_fault_signal == SIGBUS ? "SIGBUS" : "SIGSEGV") + who +
-           fmt(" at address 0x%lx", (unsigned long)a);
-}
-
 inline int run(const LaunchConfig& cfg) {
     ensure_stacks(g.n, cfg.stack_size ? cfg.stack_size : 128 * 1024);
     if (!g_stacks.base) {
@@ -672,23 +722,11 @@ inline int run(const LaunchConfig& cfg) {
         return 1;
     }
     g.fibers.resize(g.n);
-    struct sigaction sa {}, old_segv{}, old_bus{};
-    stack_t alt{}, old_alt{};
-    static char altstack[64 * 1024];
-    alt.ss_sp = altstack;
-    alt.ss_size = sizeof altstack;
-    sigaltstack(&alt, &old_alt);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
-    int rc = 0;
+    FaultHandlers handlers(true);
     if (sigsetjmp(g_fault_jump, 1)) {
-        g.failed = true;
-        g.error = block_name() + ": " + describe_fault();
-        rc = 1;
+        record_failure(describe_fault());
     } else {
+        g_fault_armed = true;
         std::uint64_t total = block_total();
         for (std::uint64_t i = 0; i < total && !g.failed; ++i) {
             std::uint64_t b = block_at(i);
@@ -707,13 +745,10 @@ inline int run(const LaunchConfig& cfg) {
                 }
             }
         }
-        rc = g.failed ? 1 : 0;
     }
+    g_fault_armed = false;
     g_me = nullptr;
-    sigaction(SIGSEGV, &old_segv, nullptr);
-    sigaction(SIGBUS, &old_bus, nullptr);
-    sigaltstack(&old_alt, nullptr);
-    return rc;
+    return g.failed ? 1 : 0;
 }
 
 #else
@@ -732,17 +767,26 @@ inline void worker(std::uint32_t k) {
             seen = g.generation;
             blockIdx = block_index(g.current_block);
         }
-        try {
-            g.body(g.args);
-            thread_exit(me);
-        } catch (Abort&) {
+        if (sigsetjmp(g_fault_jump, 1)) {
+            auto lk = lock();
+            record_failure(describe_fault());
+        } else {
+            g_fault_armed = true;
+            try {
+                g.body(g.args);
+                g_fault_armed = false;
+                thread_exit(me);
+            } catch (Abort&) {
+            }
         }
+        g_fault_armed = false;
         auto lk = lock();
         if (--g.busy == 0) g.cv_main.notify_one();
     }
 }
 
 inline int run(const LaunchConfig& cfg) {
+    FaultHandlers handlers(false);
     std::vector<std::thread> workers;
     workers.reserve(g.n);
     for (std::uint32_t k = 0; k < g.n; ++k) workers.emplace_back(worker, k);
