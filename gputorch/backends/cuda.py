@@ -69,6 +69,8 @@ class CUDABackend(Backend):
             if self._cupy is not None:
                 self.xp = self._cupy
                 self.array_type = self._cupy.ndarray
+                from ..cuda.kernels import install   # the hand-written kernels (kernels/*.cu)
+                install(self)
         return self._cupy
 
     def _require(self):

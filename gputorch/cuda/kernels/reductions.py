@@ -1,0 +1,56 @@
+"""Launch wrappers of ``kernels/reductions.cu``: the fused sum of squares of many tensors (one
+launch, for gradient-norm clipping) and column sums (bias gradients)."""
+import numpy as np
+
+from ._launch import BLOCK, address, chunk_tables, contiguous, ctype, i64
+from ._module import function
+from ._source import ACC_CTYPES, ACC_DTYPES, TYPES, family
+
+CHUNK = 65536
+ROWS_PER_CHUNK = 1024
+
+FAMILY = family("reductions", "reductions.cu",
+                [f"{k}<{t}, {ACC_CTYPES[t]}>" for k in ("multi_tensor_sum_squares", "column_sums") for t in TYPES])
+
+
+def sum_of_squares(xp, arrays):
+    """``[sum(a * a)]`` per array (0-d arrays in the accumulation dtype: float32 for float16 and
+    float32, float64 for float64), one launch per dtype; None when some array's dtype is not
+    taken. Non-contiguous arrays are copied first."""
+    if any(ctype(a.dtype) is None for a in arrays):
+        return None
+    arrays = [contiguous(xp, a) for a in arrays]
+    results = [None] * len(arrays)
+    by_dtype = {}
+    for i, a in enumerate(arrays):
+        by_dtype.setdefault(a.dtype, []).append(i)
+    for dtype, idx in by_dtype.items():
+        t = ctype(dtype)
+        out = xp.zeros(len(idx), dtype=ACC_DTYPES[dtype])
+        sizes = [arrays[i].size for i in idx]
+        chunk_tensor, chunk_start = chunk_tables(xp, sizes, CHUNK)
+        nblocks = int(chunk_tensor.shape[0])
+        if nblocks:
+            ptrs = xp.asarray(np.array([address(arrays[i]) for i in idx], dtype=np.uint64))
+            args = (ptrs, xp.asarray(np.asarray(sizes, dtype=np.int64)), chunk_tensor, chunk_start, i64(CHUNK), out)
+            function(FAMILY.name, f"multi_tensor_sum_squares<{t}, {ACC_CTYPES[t]}>")((nblocks,), (BLOCK,), args)
+        for j, i in enumerate(idx):
+            results[i] = out[j]
+    return results
+
+
+def column_sums(xp, x):
+    """Sums over the rows of ``x`` (rows, cols) in the accumulation dtype, shape (cols,)."""
+    t = ctype(x.dtype)
+    if t is None:
+        return None
+    rows, cols = x.shape
+    acc = ACC_DTYPES[x.dtype]
+    if rows == 0 or cols == 0:
+        return xp.zeros(cols, dtype=acc)
+    chunks = (rows + ROWS_PER_CHUNK - 1) // ROWS_PER_CHUNK
+    partial = xp.empty((chunks, cols), dtype=acc)
+    tiles = (cols + 31) // 32
+    args = (contiguous(xp, x), partial, i64(rows), i64(cols), i64(ROWS_PER_CHUNK))
+    function(FAMILY.name, f"column_sums<{t}, {ACC_CTYPES[t]}>")((tiles * chunks,), (BLOCK,), args)
+    return partial.sum(axis=0)
