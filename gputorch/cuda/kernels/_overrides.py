@@ -367,15 +367,16 @@ def max_pool2d_forward(ctx, input, kernel, stride, padding, dilation, out_hw, re
     if not (need or return_indices):
         return out
     if need:
-        ctx.geometry = (input._data.shape, kernel, stride, padding, dilation)
+        ctx.save_for_backward(input)
+        ctx.geometry = (kernel, stride, padding, dilation)
         ctx.taps, ctx.indices = None, indices      # the backward kernel works from the indices
     return out, indices
 
 
 @kernel_forward(_POOL, "MaxPool2DWithIndicesBackwardBackward0")
-def max_pool2d_backward(ctx, grad_output, indices, x_shape, kernel, stride, padding, dilation, taps=None):
-    gx = pooling.max_pool2d_backward(xp_of(grad_output), grad_output._data, indices._data, x_shape, kernel, stride,
-                                     padding, dilation)
+def max_pool2d_backward(ctx, grad_output, input, indices, kernel, stride, padding, dilation, taps=None):
+    gx = pooling.max_pool2d_backward(xp_of(grad_output), grad_output._data, indices._data, input._data.shape, kernel,
+                                     stride, padding, dilation)
     if gx is None:
         return NotImplemented
     ctx.save_for_backward(indices)
@@ -389,15 +390,15 @@ def avg_pool2d_forward(ctx, input, kernel, stride, padding, ceil_mode, count_inc
     if out is None:
         return NotImplemented
     ctx.params = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    ctx.x_shape = input._data.shape
+    ctx.save_for_backward(input)
     return out
 
 
 @kernel_forward(_POOL, "AvgPool2DBackwardBackward0")
-def avg_pool2d_backward(ctx, grad_output, x_shape, kernel, stride, padding, ceil_mode, count_include_pad,
+def avg_pool2d_backward(ctx, grad_output, input, kernel, stride, padding, ceil_mode, count_include_pad,
                         divisor_override):
-    gx = pooling.avg_pool2d_backward(xp_of(grad_output), grad_output._data, x_shape, kernel, stride, padding,
-                                     count_include_pad, divisor_override)
+    gx = pooling.avg_pool2d_backward(xp_of(grad_output), grad_output._data, input._data.shape, kernel, stride,
+                                     padding, count_include_pad, divisor_override)
     if gx is None:
         return NotImplemented
     ctx.params = (kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
