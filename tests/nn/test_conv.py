@@ -356,6 +356,9 @@ def test_wrong_input_shape_names_the_layer(device):
         m(gputorch.randn(2, 5, 8, 8, device=device))
     with pytest.raises(RuntimeError, match=r"Conv2d.*Kernel size can't be greater than actual input size"):
         m(gputorch.randn(2, 3, 2, 2, device=device))
+    with pytest.raises(RuntimeError, match=r"Conv2d.*padding_mode=reflect\) expected input of shape.*Expected 3D"):
+        nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect", device=device)(gputorch.randn(2, 3, 4, 5, 6,
+                                                                                           device=device))
     with pytest.raises(RuntimeError, match=r"Conv1d.*\(N, 3, L\).*input to conv1d"):
         nn.Conv1d(3, 4, 3, device=device)(gputorch.randn(2, 3, 4, 5, device=device))
     with pytest.raises(RuntimeError, match=r"ConvTranspose2d.*Given transposed=1, weight of size \[3, 4, 3, 3\], "

@@ -143,7 +143,8 @@ class _Conv(_ConvNd):
 
     def _conv_forward(self, input, weight, bias):
         fn = type(self)._functional
-        if self.padding_mode != "zeros":
+        if self.padding_mode != "zeros" and isinstance(input, Tensor) and input.dim() in (self._dims + 1,
+                                                                                        self._dims + 2):
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
             return fn(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
         return fn(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
