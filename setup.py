@@ -14,6 +14,7 @@ KERNEL_FILES = ["*.cu", "*.cuh", "*.h", "*.hpp"]
 setup(
     packages=find_packages(include=["gputorch", "gputorch.*"]) + ["gputorch._kernels"],
     package_dir={"gputorch._kernels": "kernels"},
-    package_data={"gputorch._kernels": KERNEL_FILES},
+    # The CPU execution harness (gputorch/cuda/harness) compiles kernels against its headers.
+    package_data={"gputorch._kernels": KERNEL_FILES, "gputorch.cuda.harness": ["*.h"]},
     include_package_data=False,
 )

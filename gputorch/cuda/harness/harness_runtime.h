@@ -47,6 +47,25 @@
 #endif
 #if defined(__SANITIZE_THREAD__)
 #define HARNESS_TSAN 1
+// ThreadSanitizer must see exactly CUDA's happens-before edges (barriers, warp
+// rendezvous), not the harness's own mutex: the runtime's critical sections run with
+// synchronisation and memory accesses ignored, and the sync points annotate explicit
+// release/acquire pairs instead.
+extern "C" {
+void AnnotateIgnoreSyncBegin(const char* file, int line);
+void AnnotateIgnoreSyncEnd(const char* file, int line);
+void AnnotateIgnoreReadsBegin(const char* file, int line);
+void AnnotateIgnoreReadsEnd(const char* file, int line);
+void AnnotateIgnoreWritesBegin(const char* file, int line);
+void AnnotateIgnoreWritesEnd(const char* file, int line);
+void __tsan_acquire(void* addr);
+void __tsan_release(void* addr);
+}
+#define HARNESS_HB_RELEASE(p) __tsan_release(p)
+#define HARNESS_HB_ACQUIRE(p) __tsan_acquire(p)
+#else
+#define HARNESS_HB_RELEASE(p) ((void)(p))
+#define HARNESS_HB_ACQUIRE(p) ((void)(p))
 #endif
 
 #define HARNESS_EXPORT extern "C" __attribute__((visibility("default")))
@@ -187,11 +206,46 @@ inline void drop_runnable(ThreadState& s) {
 }
 
 #if defined(HARNESS_THREADS)
-using Lock = std::unique_lock<std::mutex>;
-inline Lock lock() { return Lock(g.mu); }
+#if defined(HARNESS_TSAN)
+struct TsanQuiet {
+    TsanQuiet() {
+        AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+        AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+        AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+    }
+    ~TsanQuiet() {
+        AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+        AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+        AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+    }
+    TsanQuiet(const TsanQuiet&) = delete;
+};
+struct Lock {
+    TsanQuiet quiet;  // constructed before locking, destroyed after unlocking
+    std::unique_lock<std::mutex> lk;
+    Lock() : lk(g.mu) {}
+    template <class P>
+    void wait(std::condition_variable& cv, P pred) { cv.wait(lk, pred); }
+    void wait(std::condition_variable& cv) { cv.wait(lk); }
+    template <class D, class P>
+    bool wait_for(std::condition_variable& cv, D d, P pred) { return cv.wait_for(lk, d, pred); }
+};
+inline Lock lock() { return Lock(); }
+#else
+struct Lock {
+    std::unique_lock<std::mutex> lk;
+    Lock() : lk(g.mu) {}
+    template <class P>
+    void wait(std::condition_variable& cv, P pred) { cv.wait(lk, pred); }
+    void wait(std::condition_variable& cv) { cv.wait(lk); }
+    template <class D, class P>
+    bool wait_for(std::condition_variable& cv, D d, P pred) { return cv.wait_for(lk, d, pred); }
+};
+inline Lock lock() { return Lock(); }
+#endif
 
 inline void wait_runnable(ThreadState& s, Lock& lk) {
-    while (s.st != State::Runnable && !g.failed) s.cv.wait(lk);
+    while (s.st != State::Runnable && !g.failed) lk.wait(s.cv);
     if (g.failed) throw Abort{};
 }
 
@@ -271,7 +325,7 @@ inline void deadlock() {
 
 // ---------------------------------------------------------------- block barrier
 
-inline int barrier(int kind, int pred, Site site) {
+inline int barrier_locked(int kind, int pred, Site site) {
     auto lk = lock();
     ThreadState& me = *g_me;
     if (g.exited) {
@@ -308,6 +362,13 @@ inline int barrier(int kind, int pred, Site site) {
     drop_runnable(me);
     wait_runnable(me, lk);
     return int(me.result);
+}
+
+inline int barrier(int kind, int pred, Site site) {
+    HARNESS_HB_RELEASE(&g.barrier_count);
+    int r = barrier_locked(kind, pred, site);
+    HARNESS_HB_ACQUIRE(&g.barrier_count);
+    return r;
 }
 
 // ---------------------------------------------------------------- warp rendezvous
@@ -391,7 +452,7 @@ inline void complete_warp_op(std::uint32_t w, std::uint32_t mask, ThreadState& m
 }
 
 // A warp-synchronous operation of the calling thread over the lanes in `mask`.
-inline std::uint64_t warp_op(WarpOp op, std::uint32_t mask, std::uint64_t value, int src, int param, Site site) {
+inline std::uint64_t warp_op_locked(WarpOp op, std::uint32_t mask, std::uint64_t value, int src, int param, Site site) {
     auto lk = lock();
     ThreadState& me = *g_me;
     std::uint32_t w = me.tid / 32, l = me.tid % 32;
@@ -425,6 +486,14 @@ inline std::uint64_t warp_op(WarpOp op, std::uint32_t mask, std::uint64_t value,
     drop_runnable(me);
     wait_runnable(me, lk);
     return me.result;
+}
+
+inline std::uint64_t warp_op(WarpOp op, std::uint32_t mask, std::uint64_t value, int src, int param, Site site) {
+    void* token = &g.warp_active[g_me->tid / 32];
+    HARNESS_HB_RELEASE(token);
+    std::uint64_t r = warp_op_locked(op, mask, value, src, param, site);
+    HARNESS_HB_ACQUIRE(token);
+    return r;
 }
 
 // __activemask: the lanes of the warp that reach the same __activemask together. Resolved
@@ -593,7 +662,9 @@ inline void begin_block(std::uint64_t b) {
     g.live = g.runnable = g.n;
     g.exited = 0;
     g.barrier_count = 0;
+#if !defined(HARNESS_THREADS)
     poison_shared();
+#endif
 }
 
 inline uint3 block_index(std::uint64_t b) {
@@ -754,6 +825,8 @@ inline int run(const LaunchConfig& cfg) {
 #else
 // ---------------------------------------------------------------- thread mode
 
+inline char g_start_token, g_end_token;  // happens-before: block setup -> threads -> next block
+
 inline void worker(std::uint32_t k) {
     ThreadState& me = g.t[k];
     g_me = &me;
@@ -762,11 +835,12 @@ inline void worker(std::uint32_t k) {
     for (;;) {
         {
             auto lk = lock();
-            while (g.generation == seen && !g.stop) g.cv_start.wait(lk);
+            lk.wait(g.cv_start, [&] { return g.generation != seen || g.stop; });
             if (g.stop) return;
             seen = g.generation;
             blockIdx = block_index(g.current_block);
         }
+        HARNESS_HB_ACQUIRE(&g_start_token);
         if (sigsetjmp(g_fault_jump, 1)) {
             auto lk = lock();
             record_failure(describe_fault());
@@ -775,6 +849,7 @@ inline void worker(std::uint32_t k) {
             try {
                 g.body(g.args);
                 g_fault_armed = false;
+                HARNESS_HB_RELEASE(&g_end_token);
                 thread_exit(me);
             } catch (Abort&) {
             }
@@ -792,14 +867,17 @@ inline int run(const LaunchConfig& cfg) {
     for (std::uint32_t k = 0; k < g.n; ++k) workers.emplace_back(worker, k);
     std::uint64_t total = block_total();
     auto limit = std::chrono::duration<double>(cfg.timeout_s > 0 ? cfg.timeout_s : 300.0);
-    for (std::uint64_t i = 0; i < total; ++i) {
+    for (std::uint64_t i = 0; i < total && !g.failed; ++i) {
+        // All threads are idle between blocks: set up shared memory outside the lock.
+        HARNESS_HB_ACQUIRE(&g_end_token);
+        poison_shared();
+        HARNESS_HB_RELEASE(&g_start_token);
         auto lk = lock();
-        if (g.failed) break;
         begin_block(block_at(i));
         g.busy = g.n;
         ++g.generation;
         g.cv_start.notify_all();
-        if (!g.cv_main.wait_for(lk, limit, [] { return g.busy == 0; })) {
+        if (!lk.wait_for(g.cv_main, limit, [] { return g.busy == 0; })) {
             std::fprintf(stderr, "harness: %s: the launch did not finish within %.0f s (a thread spins forever?)\n",
                          block_name().c_str(), limit.count());
             std::fflush(stderr);
