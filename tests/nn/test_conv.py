@@ -427,3 +427,33 @@ def test_conv_transpose_output_size_errors(device):
     with pytest.raises(ValueError, match=r"ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements "
                                          r"\(got 3\)"):
         m(x, output_size=[1, 2, 3])
+
+
+def test_cnn_adam_training_matches_torch(device):
+    """The benchmark's CNN (conv-relu-maxpool x2, linear, cross-entropy, Adam) in float64: the same
+    loss at every step and the same final weights as torch."""
+    torch = _torch()
+
+    def build(lib):
+        n = lib.nn
+        return n.Sequential(n.Conv2d(1, 4, 3, padding=1), n.ReLU(), n.MaxPool2d(2),
+                            n.Conv2d(4, 6, 3, padding=1), n.ReLU(), n.MaxPool2d(2, ceil_mode=True),
+                            n.Flatten(), n.Linear(6 * 3 * 3, 5))
+    ref = build(torch).double()
+    ours = build(gputorch).to(device=device, dtype=gputorch.float64)
+    copy_state(ref, ours, gputorch, device)
+    opt, topt = gputorch.optim.Adam(ours.parameters(), lr=1e-2), torch.optim.Adam(ref.parameters(), lr=1e-2)
+    for _ in range(4):
+        data, labels = np.random.randn(8, 1, 10, 10), np.random.randint(0, 5, size=8)
+        loss = F.cross_entropy(ours(_t(data, device, False)), gputorch.tensor(labels, device=device))
+        tloss = torch.nn.functional.cross_entropy(ref(torch.tensor(data)), torch.tensor(labels))
+        assert abs(loss.item() - tloss.item()) <= 1e-10 * abs(tloss.item())
+        opt.zero_grad()
+        topt.zero_grad()
+        loss.backward()
+        tloss.backward()
+        opt.step()
+        topt.step()
+    for (k, v), (tk, tv) in zip(ours.state_dict().items(), ref.state_dict().items()):
+        assert k == tk
+        assert_close(v, tv, 1e-9, 1e-11)
