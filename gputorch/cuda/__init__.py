@@ -9,11 +9,17 @@ from .._device import device as Device
 from ..backends import get_backend
 from .random import (get_rng_state, get_rng_state_all, initial_seed, manual_seed,  # noqa: F401
                      manual_seed_all, seed, seed_all, set_rng_state, set_rng_state_all)
+from . import memory  # noqa: E402,F401
+from .memory import (empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info,  # noqa: F401
+                     memory_allocated, memory_reserved, memory_stats, memory_summary,
+                     reset_max_memory_allocated, reset_peak_memory_stats)
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "device",
            "device_of", "get_device_name", "get_device_capability", "is_initialized", "init",
            "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all", "manual_seed",
-           "manual_seed_all", "seed", "seed_all", "initial_seed"]
+           "manual_seed_all", "seed", "seed_all", "initial_seed", "memory_allocated", "max_memory_allocated",
+           "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
+           "empty_cache", "mem_get_info", "memory_stats", "memory_summary"]
 
 
 def _backend():

@@ -1,0 +1,172 @@
+"""Export to PyTorch's memory visualizer (https://pytorch.org/memory_viz).
+
+The file is a pickle of the dictionary ``torch.cuda.memory._snapshot()`` returns::
+
+    {"segments": [segment, ...], "device_traces": [[trace entry, ...] per device]}
+
+- trace entries: ``{"action": "alloc" | "free_requested" | "free_completed" | "snapshot", "addr",
+  "size", "stream": 0, "frames": [...], "category", "time_us"}``, one alloc and one free per
+  storage (and a free + alloc at the same address when its category changes, so the plot's
+  colours follow the categories over time); ``size`` is the storage's logical bytes;
+- segments: one per device, ``{"device", "address", "total_size", "stream", "segment_type",
+  "segment_pool_id", "allocated_size", "active_size", "requested_size", "blocks"}`` whose blocks
+  (``{"address", "size", "requested_size", "state", "frames"}``) are the storages alive at the
+  export, placed at their addresses, with inactive blocks between them;
+- frames name the module (``filename``), the op (``name``) and the step (``line``).
+
+Addresses are the profiler's own (a first-fit allocator replayed over the trace, blocks rounded
+up to 512 bytes like CUDA's caching allocator), not device pointers: they only need to be
+consistent within the file. Device index N of the file is ``cuda:N``; the CPU comes after the GPUs.
+"""
+import pickle
+
+from .tracker import ALLOC, FREE, RECLASS
+
+__all__ = ["build_snapshot", "write_snapshot"]
+
+_BLOCK = 512
+_SEGMENT = 2 << 20
+
+
+def _rounded(n):
+    return max(_BLOCK, (n + _BLOCK - 1) // _BLOCK * _BLOCK)
+
+
+class _AddressSpace:
+    """First-fit placement of blocks in one device's address range (free ranges coalesce)."""
+
+    def __init__(self, base):
+        self.base = base
+        self.end = base          # high-water mark
+        self.free = []           # sorted [(start, size)]
+
+    def alloc(self, size):
+        for i, (start, length) in enumerate(self.free):
+            if length >= size:
+                if length == size:
+                    del self.free[i]
+                else:
+                    self.free[i] = (start + size, length - size)
+                return start
+        addr = self.end
+        self.end += size
+        return addr
+
+    def release(self, addr, size):
+        free = self.free
+        lo, hi = 0, len(free)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if free[mid][0] < addr:
+                lo = mid + 1
+            else:
+                hi = mid
+        free.insert(lo, (addr, size))
+        if lo + 1 < len(free) and free[lo][0] + free[lo][1] == free[lo + 1][0]:
+            free[lo] = (addr, free[lo][1] + free[lo + 1][1])
+            del free[lo + 1]
+        if lo > 0 and free[lo - 1][0] + free[lo - 1][1] == free[lo][0]:
+            free[lo - 1] = (free[lo - 1][0], free[lo - 1][1] + free[lo][1])
+            del free[lo]
+
+
+def _device_indices(records):
+    names = {r.device for r in records}
+    cuda = sorted({int(n.split(":")[1]) for n in names if n.startswith("cuda:")})
+    other = sorted(n for n in names if not n.startswith("cuda:"))
+    first_other = (cuda[-1] + 1) if cuda else 0
+    index = {f"cuda:{i}": i for i in cuda}
+    for k, n in enumerate(other):
+        index[n] = first_other + k
+    return index
+
+
+def _frames(rec, category):
+    module = "<no module>" if rec.module is None else (rec.module or "<model>")
+    name = rec.param_name or rec.op_name()
+    return [{"filename": module, "line": rec.step, "name": f"{name} [{category}]"},
+            {"filename": f"step {rec.step}", "line": rec.step, "name": rec.phase}]
+
+
+def build_snapshot(events, live):
+    """The snapshot dictionary from tracker events (oldest first) and the storages alive now."""
+    records = {ev[2] for ev in events if ev[0] in (ALLOC, FREE, RECLASS)} | set(live)
+    index = _device_indices(records)
+    n_devices = (max(index.values()) + 1) if index else 1
+    spaces = {d: _AddressSpace((d + 1) << 36) for d in range(n_devices)}
+    traces = [[] for _ in range(n_devices)]
+    where = {}       # record -> (device index, address, block size, category)
+
+    allocated_in_window = {ev[2] for ev in events if ev[0] == ALLOC}
+    for rec in sorted(records - allocated_in_window, key=lambda r: r.rid):   # alive before the window
+        d = index[rec.device]
+        size = _rounded(rec.nbytes)
+        where[rec] = (d, spaces[d].alloc(size), size, rec.cat0 if not rec.nreclass else rec.cat)
+
+    def entry(action, rec, d, addr, category, t):
+        return {"action": action, "addr": addr, "size": rec.nbytes, "stream": 0,
+                "frames": _frames(rec, category), "category": category, "time_us": int(t * 1e6),
+                "device": d}
+
+    for ev in events:
+        kind = ev[0]
+        if kind == ALLOC:
+            rec = ev[2]
+            d = index[rec.device]
+            size = _rounded(rec.nbytes)
+            addr = spaces[d].alloc(size)
+            where[rec] = (d, addr, size, rec.cat0)
+            traces[d].append(entry("alloc", rec, d, addr, rec.cat0, ev[1]))
+        elif kind == FREE:
+            rec = ev[2]
+            placed = where.pop(rec, None)
+            if placed is None:
+                continue
+            d, addr, size, category = placed
+            traces[d].append(entry("free_requested", rec, d, addr, category, ev[1]))
+            traces[d].append(entry("free_completed", rec, d, addr, category, ev[1]))
+            spaces[d].release(addr, size)
+        elif kind == RECLASS:
+            rec = ev[2]
+            placed = where.get(rec)
+            if placed is None or placed[3] == ev[3]:
+                continue
+            d, addr, size, category = placed
+            traces[d].append(entry("free_requested", rec, d, addr, category, ev[1]))
+            traces[d].append(entry("free_completed", rec, d, addr, category, ev[1]))
+            traces[d].append(entry("alloc", rec, d, addr, ev[3], ev[1]))
+            where[rec] = (d, addr, size, ev[3])
+    t_end = events[-1][1] if events else 0.0
+    for d, trace in enumerate(traces):
+        # PyTorch's viewer expects an "unknown" category among those it sees.
+        trace.append({"action": "snapshot", "addr": 0, "size": 0, "stream": 0, "frames": [],
+                      "category": "unknown", "time_us": int(t_end * 1e6), "device": d})
+
+    segments = []
+    for d, space in spaces.items():
+        blocks_here = sorted((addr, size, rec, cat) for rec, (dd, addr, size, cat) in where.items() if dd == d)
+        total = max(_SEGMENT, (space.end - space.base + _SEGMENT - 1) // _SEGMENT * _SEGMENT)
+        blocks, cursor, allocated, requested = [], space.base, 0, 0
+        for addr, size, rec, cat in blocks_here:
+            if addr > cursor:
+                blocks.append({"address": cursor, "size": addr - cursor, "requested_size": 0,
+                               "state": "inactive", "frames": []})
+            blocks.append({"address": addr, "size": size, "requested_size": rec.nbytes,
+                           "state": "active_allocated", "frames": _frames(rec, cat)})
+            allocated += size
+            requested += rec.nbytes
+            cursor = addr + size
+        end = space.base + total
+        if cursor < end:
+            blocks.append({"address": cursor, "size": end - cursor, "requested_size": 0, "state": "inactive",
+                           "frames": []})
+        segments.append({"device": d, "address": space.base, "total_size": total, "stream": 0,
+                         "segment_type": "large", "segment_pool_id": (0, 0), "allocated_size": allocated,
+                         "active_size": allocated, "requested_size": requested, "blocks": blocks})
+    return {"segments": segments, "device_traces": traces,
+            "allocator_settings": {"note": "gputorch memory profiler: tracked storages, synthetic addresses"}}
+
+
+def write_snapshot(snapshot, path):
+    with open(path, "wb") as f:
+        pickle.dump(snapshot, f)
