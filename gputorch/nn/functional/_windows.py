@@ -109,19 +109,28 @@ def _blas(xp, a):
 
 # ---------------------------------------------------------------- the three products of a convolution
 # Shapes: x (N, C, H, W), weight (O, C/G, kh, kw), y (N, O, Ho, Wo); G groups.
-# Each product is a matrix multiply batched over the samples (and groups), so that
-# outputs come out in NCHW order without a transposing copy.
+# With enough output positions per sample, a product is batched over the samples (and groups),
+# so that outputs come out in NCHW order without a transposing copy. With few positions
+# (deep layers: 7x7, 4x4) per-sample products are too thin for BLAS: then the samples are
+# folded into one product per group, and the result is transposed back.
+_MIN_POSITIONS_PER_SAMPLE = 256
+
 
 def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_hw):
-    """y = conv(x, weight): the columns of x times the weight matrix, per sample and group."""
+    """y = conv(x, weight): the columns of x times the weight matrix."""
     n = x.shape[0]
     o, cg, kh, kw = weight.shape
     k = cg * kh * kw
     ho, wo = out_hw
-    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
-    cols = cols.reshape(n, groups, k, ho * wo)
-    y = _blas(xp, weight.reshape(groups, o // groups, k)) @ cols          # (N, G, O/G, Ho*Wo)
-    return y.reshape(n, o, ho, wo)
+    w = _blas(xp, weight.reshape(groups, o // groups, k))
+    if ho * wo >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
+        cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
+        y = w @ cols.reshape(n, groups, k, ho * wo)                       # (N, G, O/G, Ho*Wo)
+        return y.reshape(n, o, ho, wo)
+    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw, channels_first=True)
+    y = w @ cols.reshape(groups, k, n * ho * wo)                          # (G, O/G, N*Ho*Wo)
+    y = y.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
+    return xp.ascontiguousarray(y)
 
 
 def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups):
@@ -131,8 +140,13 @@ def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups
     _, cg, kh, kw = weight.shape
     k = cg * kh * kw
     w_t = _blas(xp, weight.reshape(groups, o // groups, k)).transpose(0, 2, 1)     # (G, K, O/G)
-    cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, ho * wo)         # (N, G, K, Ho*Wo)
-    cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    if ho * wo >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
+        cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, ho * wo)     # (N, G, K, Ho*Wo)
+        cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    else:
+        g = xp.ascontiguousarray(grad.reshape(n, o, ho * wo).transpose(1, 0, 2))
+        cols = w_t @ g.reshape(groups, o // groups, n * ho * wo)                 # (G, K, N*Ho*Wo)
+        cols = cols.reshape(groups * cg, kh, kw, n, ho, wo).transpose(3, 0, 1, 2, 4, 5)
     return col2im(xp, cols, x_shape, stride, padding, dilation)
 
 
