@@ -32,17 +32,18 @@ BASE_OPTIONS = ("-std=c++17",)
 class Family:
     """One kernel source file and the instantiations of its templates that are launched."""
 
-    __slots__ = ("name", "filename", "names", "options")
+    __slots__ = ("name", "filename", "names", "options", "directory")
 
-    def __init__(self, name, filename, names, options=()):
+    def __init__(self, name, filename, names, options=(), directory=None):
         self.name = name
         self.filename = filename
         self.names = tuple(names)
         self.options = tuple(options)
+        self.directory = Path(directory) if directory is not None else None
 
     @property
     def path(self):
-        return KERNEL_DIR / self.filename
+        return (self.directory or KERNEL_DIR) / self.filename
 
     def source(self):
         """The file's text, preceded by a ``#line`` directive so that compilers report errors

@@ -12,7 +12,10 @@ Nothing here needs CuPy or a driver. ``python -m gputorch.cuda.kernels.nvrtc`` r
 for every family and prints a table.
 """
 import ctypes
+import functools
 import glob
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -168,10 +171,71 @@ def compile_family(family, arch="sm_80", extra_options=()):
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def check_all(archs=ARCHS):
-    """Compile every family for every architecture; a list of :class:`CompileResult`."""
+def _cache_root():
+    return os.environ.get("GPUTORCH_NVRTC_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.join(os.path.expanduser("~"), ".cache")), "gputorch", "nvrtc")
+
+
+def _sources_digest(fam, extra):
+    h = hashlib.sha256()
+    h.update(fam.source().encode())
+    for header in sorted(fam.path.parent.glob("*.cuh")):
+        h.update(header.read_bytes())
+    h.update(json.dumps(extra).encode())
+    return h.hexdigest()[:24]
+
+
+def _remember(path, data):
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(data, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _recall(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_file(fam, arch):
+    """Where a successful compile of ``fam`` for ``arch`` is remembered: keyed by the sources (the
+    family's file and every header next to it), the name expressions, the options and NVRTC's
+    version, under ``$GPUTORCH_NVRTC_CACHE`` (default ``~/.cache/gputorch/nvrtc``)."""
+    digest = _sources_digest(fam, [list(fam.names), list(fam.compile_options()), arch, nvrtc_version(),
+                                   cuda_include_dir()])
+    return os.path.join(_cache_root(), f"{fam.name}-{arch}-{digest}.json")
+
+
+def compile_family_cached(family, arch="sm_80"):
+    """:func:`compile_family`, remembering successful results on disk (a failure is always
+    compiled again)."""
+    fam = FAMILIES[family] if isinstance(family, str) else family
+    path = _cache_file(fam, arch)
+    d = _recall(path)
+    if d is not None and {"log", "lowered", "cubin_size"} <= set(d):
+        return CompileResult(fam.name, arch, True, d["log"], 0.0, d["lowered"], d["cubin_size"])
+    result = compile_family(fam, arch)
+    if result.ok:
+        _remember(path, {"log": result.log, "lowered": result.lowered, "cubin_size": result.cubin_size})
+    return result
+
+
+def check_all(archs=ARCHS, families=None, workers=None, cached=True):
+    """Compile every family (or those named) for every architecture, in parallel threads (NVRTC
+    runs outside the GIL); a list of :class:`CompileResult`."""
+    from concurrent.futures import ThreadPoolExecutor
     load_all_families()
-    return [compile_family(fam, arch) for fam in FAMILIES.values() for arch in archs]
+    jobs = [(fam, arch) for fam in (families or list(FAMILIES)) for arch in archs]
+    compile_one = compile_family_cached if cached else compile_family
+    with ThreadPoolExecutor(workers or max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+        return list(pool.map(lambda job: compile_one(*job), jobs))
 
 
 # ---------------------------------------------------------------------------- nvcc resource usage
@@ -194,14 +258,31 @@ def _demangle(names):
     return {n: (d or n) for n, d in zip(names, out)}
 
 
-def resource_usage(family, arch="sm_80", nvcc=None):
+@functools.lru_cache(maxsize=None)
+def _nvcc_version(nvcc):
+    return subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+
+
+def resource_usage(family, arch="sm_80", nvcc=None, cached=True):
     """``{kernel: {"registers", "stack", "spill_stores", "spill_loads", "smem"}}`` from
     ``nvcc --cubin --resource-usage`` for ``family`` on ``arch``; None when nvcc is missing.
-    Raises RuntimeError when nvcc fails."""
+    Raises RuntimeError when nvcc fails. Results are remembered on disk like NVRTC's."""
     nvcc = nvcc or shutil.which("nvcc")
     if nvcc is None:
         return None
     fam = FAMILIES[family] if isinstance(family, str) else family
+    path = os.path.join(_cache_root(), f"nvcc-{fam.name}-{arch}-"
+                        f"{_sources_digest(fam, [list(fam.names), list(fam.options), arch, _nvcc_version(nvcc)])}.json")
+    if cached:
+        usage = _recall(path)
+        if usage is not None:
+            return usage
+    usage = _nvcc_usage(fam, arch, nvcc)
+    _remember(path, usage)
+    return usage
+
+
+def _nvcc_usage(fam, arch, nvcc):
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, f"{fam.name}_instances.cu")
         with open(src, "w") as f:
