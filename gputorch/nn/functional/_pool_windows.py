@@ -198,14 +198,14 @@ def _window_sum(xp, x, axis, size, out):
     if size % out == 0:                   # equal windows side by side: strided slices
         k = size // out
         sl = [slice(None)] * x.ndim
-        total = None
-        for t in range(k):
+        sl[axis] = slice(0, size, k)
+        total = x[tuple(sl)].copy()
+        for t in range(1, k):
             sl[axis] = slice(t, size, k)
-            v = x[tuple(sl)]
-            total = v.copy() if total is None else _acc_add(total, v)
+            total += x[tuple(sl)]
         return total
     total = None
-    for t in range(int((end - start).max())):
+    for t in range(int((end - start).max())):    # tap t of every window (short windows: masked out)
         idx = np.minimum(start + t, end - 1)
         valid = start + t < end
         v = xp.take(x, xp.asarray(idx), axis=axis)
@@ -213,12 +213,10 @@ def _window_sum(xp, x, axis, size, out):
             shape = [1] * x.ndim
             shape[axis] = out
             v = xp.where(xp.asarray(valid.reshape(shape)), v, x.dtype.type(0))
-        total = v if total is None else _acc_add(total, v)
-    return total
-
-
-def _acc_add(total, v):
-    total += v
+        if total is None:
+            total = v
+        else:
+            total += v
     return total
 
 
