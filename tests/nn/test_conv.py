@@ -400,6 +400,8 @@ def test_functional_errors_match_torch(device):
             fn()
     with pytest.raises(TypeError, match="must be Tensor"):
         F.conv2d([1.0], w)
+    with pytest.raises(TypeError, match="argument 'stride' must be tuple of ints, but found element of type float"):
+        F.conv2d(x, w, stride=1.5)
 
 
 def test_constructor_errors():

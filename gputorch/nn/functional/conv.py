@@ -11,6 +11,8 @@ requested input/weight/bias gradients (col2im of ``weight^T @ grad``, and
 convolutions are differentiable any number of times. A backend overrides either
 op's forward (e.g. with im2col/col2im kernels) without touching the autograd.
 """
+import operator
+
 from ..._dispatch import apply
 from ..._tensor import Tensor
 from ...autograd.node import Node
@@ -146,14 +148,19 @@ def convolution_backward(grad_output, input, weight, stride, padding, dilation, 
 
 # ---------------------------------------------------------------- argument checks
 def _expand(value, n, name):
-    if isinstance(value, (list, tuple)):
-        if len(value) == 1 and n != 1:
-            value = tuple(value) * n
-        if len(value) != n:
-            raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
-                               f"match the convolution dimensions, but got {name}={list(value)}")
-        return tuple(int(v) for v in value)
-    return (int(value),) * n
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    for pos, v in enumerate(values):
+        try:
+            values[pos] = operator.index(v)
+        except TypeError:
+            raise TypeError(f"argument '{name}' must be tuple of ints, but found element of type "
+                            f"{type(v).__name__} at pos {pos}") from None
+    if len(values) == 1:
+        return (values[0],) * n
+    if len(values) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values to "
+                           f"match the convolution dimensions, but got {name}={values}")
+    return tuple(values)
 
 
 def _check_tensor(fname, value, arg, position):
