@@ -7,6 +7,8 @@ indices and is differentiated by gathering at them; average pooling's backward
 and forward are each other's adjoints. 1-D pooling runs the 2-D op on a height
 of 1 (``unsqueeze(-2)`` ... ``squeeze(-2)``), as PyTorch does.
 """
+import operator
+
 from ..._dispatch import apply
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd.node import Node
@@ -71,11 +73,15 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
 
 
 def _pair(fname, what, value, rule):
-    if isinstance(value, (list, tuple)):
-        if len(value) not in (1, 2):
-            raise RuntimeError(f"{fname}: {what} {rule}")
-        return (int(value[0]), int(value[-1]))
-    return (int(value), int(value))
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(values) not in (1, 2):
+        raise RuntimeError(f"{fname}: {what} {rule}")
+    try:
+        values = [operator.index(v) for v in values]
+    except TypeError:
+        raise TypeError(f"{fname}(): argument '{what}' must be tuple of ints, not "
+                        f"{type(value).__name__}") from None
+    return (values[0], values[-1])
 
 
 def _check_dtype(fname, input):
