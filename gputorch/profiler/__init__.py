@@ -6,8 +6,9 @@ timeline, the peak, a leak check and an out-of-memory report; ``python -m gputor
 script.py`` runs a script under it. See ``profiler.py`` for the overview.
 """
 from .categories import CATEGORIES
+from .estimate import MemoryEstimate, estimate_memory
 from .phases import PHASES
 from .profiler import MemoryProfiler
 from .report import MemoryReport
 
-__all__ = ["MemoryProfiler", "MemoryReport", "CATEGORIES", "PHASES"]
+__all__ = ["MemoryProfiler", "MemoryReport", "CATEGORIES", "PHASES", "estimate_memory", "MemoryEstimate"]

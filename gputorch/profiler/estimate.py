@@ -21,6 +21,7 @@ The numbers are those of clean data: where an op tests values (an index out of r
 window), the meta device takes the common, clean path (see ``gputorch/backends/meta_array.py``).
 """
 import copy
+import gc
 import inspect
 import itertools
 
@@ -124,9 +125,12 @@ def estimate_memory(model, example_inputs, optimizer=None, loss_fn=None, *, targ
             raise ValueError(f"estimate_memory(): checkpoint={p!r} is not a module of the model (module paths "
                              f"are those of model.named_modules(), e.g. {sorted(known)[1:4]})")
     baseline = _replay(model, example_inputs, optimizer, loss_fn, target, [], int(steps))
+    with_ckpt = _replay(model, example_inputs, optimizer, loss_fn, target, paths, int(steps)) if paths else None
+    # The finished profiler and the replica refer to each other: collect them now rather than let
+    # a meta model linger until the next garbage collection.
+    gc.collect()
     if not paths:
         return MemoryEstimate._from(baseline, int(steps), [], None)
-    with_ckpt = _replay(model, example_inputs, optimizer, loss_fn, target, paths, int(steps))
     return MemoryEstimate._from(with_ckpt, int(steps), paths, baseline)
 
 

@@ -113,8 +113,8 @@ class StorageTracker:
     """The registry of storages (see the module docstring).
 
     Args:
-        devices: None to track every device, or a collection of device strings ("cuda:0") and
-            device types ("cuda") to track only those.
+        devices: None to track every device with memory (all but "meta"), or a collection of
+            device strings ("cuda:0") and device types ("cuda", "meta") to track only those.
         owner_of, nbytes_of: how to find a storage's owner array and its bytes.
     """
 
@@ -144,7 +144,10 @@ class StorageTracker:
         info = self._device_ok.get(device)
         if info is None:
             name = str(device)
-            ok = self._devices is None or name in self._devices or device.type in self._devices
+            if self._devices is None:   # every device that has memory: meta tensors use none
+                ok = device.type != "meta"
+            else:
+                ok = name in self._devices or device.type in self._devices
             info = self._device_ok[device] = (ok, name)
         return info
 
