@@ -298,11 +298,11 @@ def test_the_replica_is_a_meta_copy():
 
 def test_profiler_tracks_meta_tensors_only_when_asked():
     """Meta tensors use no memory: a default profiler ignores them; device="meta" tracks them."""
-    with MemoryProfiler() as default:
+    with MemoryProfiler(scan_existing=False) as default:
         a = gputorch.zeros(1000, 1000, device="meta")
         b = gputorch.zeros(10)
-    with MemoryProfiler(device="meta") as meta_only:
+    with MemoryProfiler(device="meta", scan_existing=False) as meta_only:
         c = gputorch.zeros(1000, 1000, device="meta")
     assert default.report().current["other"] == 40
-    assert meta_only.report().current["other"] == 2 * 4 * 10 ** 6       # a (alive at the start) and c
+    assert meta_only.report().current["other"] == 4 * 10 ** 6
     del a, b, c
