@@ -168,5 +168,6 @@ def build_snapshot(events, live):
 
 
 def write_snapshot(snapshot, path):
+    # Protocol 4: the visualizer's own unpickler reads protocols 2 to 4 (and only plain data).
     with open(path, "wb") as f:
-        pickle.dump(snapshot, f)
+        pickle.dump(snapshot, f, protocol=4)
