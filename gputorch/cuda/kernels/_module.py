@@ -55,7 +55,8 @@ def _include_options():
     return tuple(found)
 
 
-_ERROR_AT = re.compile(r'([^\s"()]+\.cuh?)\((\d+)\): (?:catastrophic )?error[^\n]*')
+# NVRTC reports "file.cu(12): error: ...", g++ (the CPU harness) "file.cu:12:5: error: ...".
+_ERROR_AT = re.compile(r'([^\s"():]+\.cuh?)(?:\((\d+)\)|:(\d+)(?::\d+)?): (?:catastrophic |fatal )?error[^\n]*')
 
 
 def compile_error(family, exc):
@@ -63,7 +64,7 @@ def compile_error(family, exc):
     log = str(exc)
     match = _ERROR_AT.search(log)
     if match:
-        file, line = match.group(1), int(match.group(2))
+        file, line = match.group(1), int(match.group(2) or match.group(3))
         where = f"{file}, line {line}: {match.group(0)[match.group(0).find('error'):]}"
     else:
         file, line = str(FAMILIES[family].path), None
