@@ -164,6 +164,13 @@ def _compile_error(stderr, filename):
                         f"full compiler output:\n{tail}")
 
 
+def _remember(error, path):
+    """Cache a compile error that names a source location (not one from a crash or a full disk)."""
+    if _ERROR_LINE.search(str(error)):
+        _write_atomic(path, str(error))
+    return error
+
+
 def _write_atomic(path, data):
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     try:
@@ -195,11 +202,14 @@ def build(code, *, options=(), name_expressions=(), filename=None, variant="fibe
     cdir = cache_dir()
     so_path = cdir / f"{key}.so"
     info_path = cdir / f"{key}.json"
+    error_path = cdir / f"{key}.error"
     if so_path.is_file() and info_path.is_file():
         try:
             return so_path, json.loads(info_path.read_text())
         except ValueError:
             pass
+    if error_path.is_file():  # compile errors are cached too: the inputs are the same
+        raise CompileError(error_path.read_text())
     src_path = cdir / f"{key}.cu"
     shown = filename or str(src_path)
     escaped = shown.replace("\\", "\\\\").replace('"', '\\"')
@@ -210,7 +220,7 @@ def build(code, *, options=(), name_expressions=(), filename=None, variant="fibe
                           "cuda_runtime_shim.h", "-x", "c++", str(src_path)],
                          capture_output=True, text=True)
     if pre.returncode != 0:
-        raise _compile_error(pre.stderr, shown)
+        raise _remember(_compile_error(pre.stderr, shown), error_path)
     text = pre.stdout
     kernels = _source.find_kernels(text)
     by_name = {k.name: k for k in kernels}
@@ -234,7 +244,7 @@ def build(code, *, options=(), name_expressions=(), filename=None, variant="fibe
         proc = subprocess.run([compiler(), *flags, "-x", "c++-cpp-output", str(ii_path), "-o", tmp_so],
                               capture_output=True, text=True)
         if proc.returncode != 0:
-            raise _compile_error(proc.stderr, shown)
+            raise _remember(_compile_error(proc.stderr, shown), error_path)
         info = {
             "filename": shown,
             "entries": [{"expr": expr, "name": k.name if k else expr, "extern_c": bool(k and k.extern_c),

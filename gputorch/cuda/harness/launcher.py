@@ -194,9 +194,12 @@ class RawModule:
         self.compile()
         names = [e["expr"] for e in self._info["entries"]]
         if name not in names:
-            templates = sorted(set(self._info["kernels"]) - {e["name"] for e in self._info["entries"]})
-            hint = (f"; template or non-extern \"C\" kernels ({', '.join(templates)}) are reachable only through "
-                    f"name_expressions") if templates else ""
+            entry_names = {e["name"] for e in self._info["entries"] if e["extern_c"]}
+            others = sorted(set(self._info["kernels"]) - entry_names)
+            hint = ""
+            if "<" in name or others:
+                hint = ("; template instantiations and kernels without extern \"C\" are reachable only through "
+                        f"name_expressions (given: {list(self.name_expressions)})")
             raise LaunchError(f"CUDA_ERROR_NOT_FOUND: named symbol not found: no kernel {name!r} in "
                               f"{self._info['filename']} (kernels: {', '.join(names) or 'none'}){hint}")
         return RawKernel._from_module(self, name)
@@ -329,7 +332,7 @@ class RawKernel:
     def marshal(self, codes, entry, args, *, allow_host_arrays=True):
         """Argument bytes for a launch: a list of (bytes, None) or (None, address) per parameter."""
         if len(args) != len(codes):
-            raise TypeError(f"kernel '{self.name}' takes {len(codes)} argument(s) "
+            raise TypeError(f"kernel '{self.name}': takes {len(codes)} argument(s) "
                             f"({', '.join(type_name(c) for c in codes)}), but {len(args)} were given")
         out = []
         for i, (code, value) in enumerate(zip(codes, args)):

@@ -5,9 +5,11 @@ module cannot be loaded into the test process. A launch of a kernel from
 ``RawModule(..., sanitizer="address"|"thread"|"undefined")`` therefore
 
 1. compiles the module here (threads mode, ``-fsanitize=...``, cached like any build),
-2. pickles the launch (grid, block, shared_mem, block subset, the arguments: arrays as host
-   copies, scalars as they are) and runs ``python -m gputorch.cuda.harness.sanitizer`` with
-   the sanitizer runtime in ``LD_PRELOAD``,
+2. checks and marshals the arguments here (with the signature from the module's plain
+   build), pickles the launch (grid, block, shared_mem, block subset, argument bytes, the
+   arrays' contents) and runs ``sanitizer_child.py`` (standard library only: it starts in
+   milliseconds even under ThreadSanitizer) with the sanitizer runtime in ``LD_PRELOAD``;
+   each array gets a buffer of exactly its size there,
 3. copies the arrays back into the caller's arrays (so results can be checked as usual),
 4. raises :class:`SanitizerError` with the sanitizer's report when it found something (or a
    :class:`LaunchError` when the launch itself failed).
@@ -70,8 +72,7 @@ def _environment(sanitizer):
     env = dict(os.environ)
     lib = runtime_library(sanitizer)
     env["LD_PRELOAD"] = lib + (" " + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
-    root = str(Path(__file__).resolve().parents[3])  # the directory holding the gputorch package
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONMALLOC"] = "malloc"
     env.setdefault("ASAN_OPTIONS", "detect_leaks=0:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1")
     env.setdefault("TSAN_OPTIONS", "halt_on_error=0:exitcode=66:report_signal_unsafe=0:history_size=4")
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
@@ -89,8 +90,8 @@ def sanitizer_problem(sanitizer):
     if runtime_library(sanitizer) is None:
         return f"the compiler has no {_RUNTIMES[sanitizer]} (install the sanitizer runtime, e.g. libasan8/libtsan2)"
     try:
-        out = subprocess.run([sys.executable, "-c", "import numpy"], env=_environment(sanitizer), capture_output=True,
-                             text=True, timeout=120)
+        out = subprocess.run([sys.executable, "-c", "import ctypes, pickle"], env=_environment(sanitizer),
+                             capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError) as e:
         return f"python cannot start with {_RUNTIMES[sanitizer]} preloaded: {e}"
     if out.returncode != 0:
@@ -100,71 +101,56 @@ def sanitizer_problem(sanitizer):
 
 def run_launch(kernel, grid, block, args, shared_mem, subset, timeout):
     """Run one launch of a sanitized kernel in a subprocess (see the module docstring)."""
+    from .launcher import LaunchError, _load
     module = kernel.module
     problem = sanitizer_problem(module.sanitizer)
     if problem:
         raise HarnessError(f"cannot run kernel '{kernel.name}' under the {module.sanitizer} sanitizer: {problem}")
     so_path, info = _compiler.build(module.code, options=module.options, name_expressions=module.name_expressions,
                                     filename=module.filename, variant="threads", sanitizer=module.sanitizer)
+    # The argument checks need the kernel's signature: the plain build of the same source has it.
+    plain, _, _ = _load(module.code, module.options, module.name_expressions, module.filename, "fibers", None)
+    index, codes, entry = plain.entries[kernel.name]
+    values = kernel.marshal(codes, entry, args)
     packed = []
-    for a in args:
-        if isinstance(a, np.ndarray):
+    for a, code, v in zip(args, codes, values):
+        if isinstance(a, np.ndarray) and code[:2] in ("p:", "P:"):
             if not a.flags.c_contiguous:
                 raise ValueError(f"kernel '{kernel.name}': sanitized launches copy arrays to a subprocess; pass "
                                  f"C-contiguous arrays")
-            packed.append(("array", a.view(np.ndarray)))
+            packed.append(("array", a.view(np.ndarray).tobytes()))
+        elif isinstance(v, int):
+            packed.append(("pointer", v))
         else:
-            packed.append(("value", a))
-    job = {"so": str(so_path), "info": info, "name": kernel.name, "grid": grid, "block": block,
-           "shared_mem": shared_mem, "blocks": None if subset is None else subset.tolist(), "args": packed,
-           "max_dynamic_shared": kernel.max_dynamic_shared_size_bytes, "timeout": timeout}
+            packed.append(("value", v))
+    job = {"so": str(so_path), "index": index, "grid": grid, "block": block, "shared_mem": shared_mem,
+           "blocks": None if subset is None else [int(b) for b in subset], "args": packed, "timeout": timeout}
+    child = Path(__file__).resolve().with_name("sanitizer_child.py")
     with tempfile.TemporaryDirectory(prefix="gputorch-sanitize-") as tmp:
         job_path, result_path = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
         job_path.write_bytes(pickle.dumps(job))
-        proc = subprocess.run([sys.executable, "-m", "gputorch.cuda.harness.sanitizer", str(job_path),
-                               str(result_path)], env=_environment(module.sanitizer), capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, str(child), str(job_path), str(result_path)],
+                              env=_environment(module.sanitizer), capture_output=True, text=True,
                               timeout=timeout + 60)
         result = pickle.loads(result_path.read_bytes()) if result_path.exists() else None
     report = proc.stderr
     if result is not None:
-        for a, (kind, value) in zip(args, result["args"]):
-            if kind == "array" and isinstance(a, np.ndarray) and a.flags.writeable:
-                np.copyto(a, value.reshape(a.shape), casting="no")
+        arrays = iter(result["arrays"])
+        for a, (kind, _) in zip(args, packed):
+            if kind == "array":
+                data = next(arrays)
+                if a.flags.writeable:
+                    np.copyto(a, np.frombuffer(data, dtype=a.dtype).reshape(a.shape), casting="no")
     tool = {"address": "AddressSanitizer", "thread": "ThreadSanitizer", "undefined": "UndefinedBehaviorSanitizer"}
-    if _REPORT.search(report) or (proc.returncode != 0 and (result is None or result.get("error") is None)):
+    if _REPORT.search(report) or proc.returncode != 0:
         raise SanitizerError(f"{tool[module.sanitizer]} reported an error in kernel '{kernel.name}' "
                              f"(launch grid {grid}, block {block}, shared_mem={shared_mem}; exit status "
                              f"{proc.returncode}):\n{_trim(report)}", report)
-    if result is not None and result.get("error"):
-        from .launcher import LaunchError
-        kind, message = result["error"]
-        raise {"TypeError": TypeError, "ValueError": ValueError}.get(kind, LaunchError)(message)
+    if result is not None and result["rc"]:
+        raise LaunchError(f"kernel '{kernel.name}' ({entry['file']}:{entry['line']}) failed: {result['error']}")
 
 
 def _trim(report, limit=12000):
     lines = [ln for ln in report.splitlines() if ln.strip()]
     text = "\n".join(lines)
     return text if len(text) <= limit else text[:limit] + "\n... (report truncated)"
-
-
-def _child(job_path, result_path):
-    from .launcher import LaunchError, RawKernel, _Module
-    job = pickle.loads(Path(job_path).read_bytes())
-    module = _Module(job["so"], job["info"])
-    kernel = RawKernel.__new__(RawKernel)
-    kernel.name = job["name"]
-    kernel.max_dynamic_shared_size_bytes = job["max_dynamic_shared"]
-    index, codes, entry = module.entries[job["name"]]
-    args = tuple(v for _, v in job["args"])
-    subset = None if job["blocks"] is None else np.asarray(job["blocks"], dtype=np.uint64)
-    error = None
-    try:
-        kernel._launch(module, index, codes, entry, job["grid"], job["block"], args, job["shared_mem"], subset, 0,
-                       job["timeout"])
-    except (LaunchError, TypeError, ValueError) as e:
-        error = (type(e).__name__, str(e))
-    Path(result_path).write_bytes(pickle.dumps({"args": job["args"], "error": error}))
-
-
-if __name__ == "__main__":
-    _child(sys.argv[1], sys.argv[2])
