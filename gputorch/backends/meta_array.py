@@ -222,11 +222,13 @@ class MetaArray:
         if strides is None:
             if copy is False:
                 raise ValueError("Unable to avoid creating a copy while reshaping.")
-            return self._fresh(shape)
+            # Like NumPy: a row-major copy in the old shape, viewed in the new one.
+            return self.copy().view_of(shape, c_strides(shape, self.itemsize))
         return self.view_of(shape, strides)
 
     def ravel(self, order="C"):
-        return self.reshape(-1, order=order)
+        strides = nocopy_reshape_strides(self.shape, self.strides, (self.size,), self.itemsize)
+        return self._fresh((self.size,)) if strides is None else self.view_of((self.size,), strides)
 
     def flatten(self, order="C"):
         return self._fresh((self.size,))

@@ -11,13 +11,14 @@ only while every input is small, so a huge meta array never turns into a huge Nu
 Functions whose result shape depends on values (``nonzero``, ``unique`` ...) raise.
 """
 import inspect
+import math
 import operator
 import warnings
 
 import numpy as np
 
 from .meta_array import MetaArray, _axis, no_values
-from .meta_layout import broadcast_strides, k_strides
+from .meta_layout import broadcast_strides, k_strides, strides_in_order
 from .meta_ufuncs import broadcast_shape, reduced_axes, reduced_result
 
 __all__ = ["apply_function", "RULES", "SMALL"]
@@ -226,7 +227,7 @@ def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 @rule(np.ravel)
 def _ravel(a, order="C"):
-    return meta(a).reshape(-1)
+    return meta(a).ravel()
 
 
 @rule(np.transpose)
@@ -318,7 +319,8 @@ def _broadcast_to_rule(array, shape, subok=False):
 @rule(np.broadcast_arrays)
 def _broadcast_arrays(*args, subok=False):
     shape = broadcast_shape([np.shape(a) if not isinstance(a, MetaArray) else a.shape for a in args])
-    return tuple(_broadcast_to(a, shape) for a in args)
+    return tuple(meta(a) if tuple(np.shape(a) if not isinstance(a, MetaArray) else a.shape) == shape
+                 else _broadcast_to(a, shape) for a in args)
 
 
 def _diagonal(a, offset=0, axis1=0, axis2=1):
@@ -538,7 +540,10 @@ def _tile(A, reps):
     nd = max(a.ndim, len(reps))
     shape = (1,) * (nd - a.ndim) + a.shape
     reps = (1,) * (nd - len(reps)) + reps
-    return MetaArray(tuple(n * r for n, r in zip(shape, reps)), a.dtype)
+    out = tuple(n * r for n, r in zip(shape, reps))
+    if all(r == 1 for r in reps):
+        return a.copy() if nd == a.ndim else a.copy().reshape(out)
+    return MetaArray(out, a.dtype).reshape(out)        # NumPy returns a reshaped view of its repeat
 
 
 @rule(np.pad)
@@ -619,7 +624,8 @@ def _tensordot(a, b, axes=2):
         raise ValueError("shape-mismatch for sum")
     shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
         tuple(n for j, n in enumerate(b.shape) if j not in axes_b)
-    return MetaArray(shape, _dtype_of(np.dot, stand_in(a, 1), stand_in(b, 1)))
+    dt = _dtype_of(np.dot, stand_in(a, 1), stand_in(b, 1))
+    return MetaArray((math.prod(shape),), dt).reshape(shape)      # NumPy reshapes its 2-D product
 
 
 def _einsum_terms(subscripts, operands):
@@ -689,7 +695,34 @@ def _einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize
         for c in out_labels:
             strides.append(sum(s for lc, s in zip(labels[0], op.strides) if lc == c))
         return op.view_of(shape, tuple(strides))
-    return MetaArray(shape, dt)
+    return _einsum_result(subscripts, ops, shape, dt, order, casting, optimize)
+
+
+def _laid_out_like(op, shape):
+    """A small NumPy array of ``shape`` whose axes are in ``op``'s memory order (zero strides where
+    ``op`` is broadcast)."""
+    order = sorted(range(op.ndim), key=lambda i: -abs(op.strides[i]))
+    buf = np.ones([shape[i] for i in order], op.dtype).transpose(np.argsort(order))
+    strides = [0 if op.strides[i] == 0 and op.shape[i] > 1 else buf.strides[i] for i in range(op.ndim)]
+    return np.lib.stride_tricks.as_strided(buf, shape, strides)
+
+
+def _einsum_result(subscripts, ops, shape, dt, order, casting, optimize):
+    """The result as NumPy lays it out: the same einsum (same contraction path, as NumPy picks it
+    for the real sizes) run on stand-ins of size 2 per dim that are laid out like the operands;
+    the result's axis order, and whether it is a view of a temporary, carry over to the real shape."""
+    if 0 in shape or len(shape) < 2 or any(0 in op.shape for op in ops):
+        return MetaArray(shape, dt)
+    if optimize is not False and len(ops) > 2:
+        zeros = [np.lib.stride_tricks.as_strided(np.zeros(1, op.dtype), op.shape, (0,) * op.ndim) for op in ops]
+        optimize = np.einsum_path(subscripts, *zeros, optimize=optimize)[0]
+    stands = [_laid_out_like(op, tuple(1 if n == 1 else 2 for n in op.shape)) for op in ops]
+    with np.errstate(all="ignore"):
+        small = np.einsum(subscripts, *stands, order=order, casting=casting, optimize=optimize)
+    axes = sorted(range(small.ndim), key=lambda i: (-abs(small.strides[i]) if small.shape[i] > 1 else 0))
+    if small.base is not None:      # a permuted view of the temporary holding the product
+        return MetaArray(tuple(shape[i] for i in axes), dt).transpose(np.argsort(axes).tolist())
+    return MetaArray(shape, dt, strides_in_order(shape, dt.itemsize, axes))
 
 
 # ---------------------------------------------------------------- new arrays like others

@@ -23,6 +23,7 @@ def _same(a, b):
     assert isinstance(b, MetaArray), type(b)
     assert b.shape == a.shape
     assert b.dtype == a.dtype
+    assert (b.base is None) == (a.base is None)           # a view (or a view of a temporary) or not
     if a.size:      # (a size-1 dim's stride is arbitrary; NumPy itself is not consistent about it)
         assert _real_strides(b) == _real_strides(a), (b.strides, a.strides)
         assert b.flags.c_contiguous == a.flags.c_contiguous
@@ -152,6 +153,11 @@ FUNCTION_CASES = {
     "einsum ellipsis": lambda xp, a: xp.einsum("...j,j->...", a, a[0, 0]),
     "einsum implicit": lambda xp, a: xp.einsum("ij,jk", a[0], a[0].T),
     "einsum transpose view": lambda xp, a: xp.einsum("ijk->kji", a),
+    "einsum optimized (strided result)": lambda xp, a: xp.einsum("bij,jk->bik", a, a[0].T, optimize=True),
+    "einsum optimized, transposed operand": lambda xp, a: xp.einsum("bji,bkj->bik", a.transpose(0, 2, 1), a,
+                                                                    optimize=True),
+    "einsum three operands": lambda xp, a: xp.einsum("ij,jk,kl->il", a[0], a[0].T, a[1], optimize="greedy"),
+    "einsum attention-like": lambda xp, a: xp.einsum("bqd,bkd->bqk", a, a, optimize=True),
     "tensordot": lambda xp, a: xp.tensordot(a, a, axes=([1, 2], [1, 2])),
     "dot": lambda xp, a: xp.dot(a, a[0].T),
     "outer": lambda xp, a: xp.outer(a[0, 0], a[1]),
