@@ -252,3 +252,26 @@ def test_embedding_backward(padding_idx, scale, dtype):
     idx = t(np.random.default_rng(6).integers(0, 5, (3, 4)))
     g = rand(3, 4, 6, dtype=dtype)
     check("EmbeddingDenseBackward0", g, idx, 5, padding_idx, scale)
+
+
+# ================================================================ dropout
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 50)])
+def test_dropout_kernel_matches_the_generic_mask(dtype, shape):
+    from gputorch.nn.functional._fused_dropout import philox_dropout
+    x = (np.random.default_rng(0).standard_normal(shape) + 3).astype(dtype)
+    kernel = TABLE["philox_dropout"][1]
+    for seed, offset, p in [(0, 0, 0.5), (2 ** 63 + 5, 12345, 0.1), (7, 2 ** 40, 0.9)]:
+        np.testing.assert_array_equal(kernel(np, x, p, seed, offset), philox_dropout(np, x, p, seed, offset))
+
+
+def test_fused_dropout_draws_what_bernoulli_draws():
+    """Same generator state, same mask, same state afterwards as the composite path."""
+    from gputorch.backends.philox import PhiloxEngine
+    from gputorch.nn.functional._fused_dropout import blocks_used, philox_dropout
+    x = np.ones(101)
+    engine = PhiloxEngine(99)
+    engine.offset = 10
+    mask = engine.random(x.shape, np.float64) < 0.7
+    assert engine.offset == 10 + blocks_used(x.size)
+    np.testing.assert_array_equal(philox_dropout(np, x, 0.3, 99, 10) != 0, mask)

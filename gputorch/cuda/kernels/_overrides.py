@@ -13,7 +13,7 @@ rather than breaking the backend.
 import importlib
 
 from ...ops._common import quiet_errors, xp_of
-from . import (activations, cross_entropy, embedding, im2col, normalization, optimizers, pooling,
+from . import (activations, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
                softmax)
 from ._launch import ctype
 
@@ -421,6 +421,15 @@ def embedding_dense_backward(ctx, grad, indices, num_weights, padding_idx, scale
     ctx.save_for_backward(indices)
     ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
     return out
+
+
+# ================================================================ dropout
+@kernel_forward("gputorch.nn.functional._fused_dropout", "philox_dropout")
+def philox_dropout(xp, x, p, seed, offset):
+    """The fused dropout's mask from the Philox stream at ``(seed, offset)``, in one kernel."""
+    from ...nn.functional._fused_dropout import philox_dropout as generic
+    out = dropout.dropout(xp, x, p, seed, offset)
+    return generic(xp, x, p, seed, offset) if out is None else out
 
 
 # ================================================================ optimizers

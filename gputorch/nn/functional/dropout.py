@@ -12,6 +12,7 @@ import warnings
 
 from ..._tensor import Tensor
 from ...ops.creation import empty, zeros
+from . import _fused_dropout
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
@@ -42,6 +43,8 @@ def _dropout_impl(input, p, training, inplace, kept, alpha):
     if p == 1:
         gone = zeros((), dtype=input._dtype, device=input._device)
         return input.mul_(gone) if inplace else input * gone
+    if not kept and not alpha and _fused_dropout.available(input):   # e.g. CUDA: a Philox kernel, no mask kept
+        return _fused_dropout.dropout(input, p, inplace)
     noise = _noise(input, kept).bernoulli_(1 - p)
     if alpha:
         a = 1.0 / math.sqrt((_SELU_ALPHA_PRIME * _SELU_ALPHA_PRIME * p + 1) * (1 - p))
