@@ -1,15 +1,18 @@
-"""Shape-only forwards for the meta device, for ops whose generic forward tests values.
+"""Shape-only forwards for the meta device, for ops whose generic forward needs values.
 
-Some forwards validate their inputs or take a rare fix-up path by testing values, e.g.
-``if bool((idx < 0).any()): raise IndexError`` or ``if bool(isnan(out).any()): ...``. A meta
-array has no values, so such a test raises. For the ops listed here the meta backend runs the
-op's own forward with every value test answered as for clean data (the answer given below:
-no index out of range, no ignored target, no NaN), so the op computes the same shapes and saves
-for backward exactly what it saves on a real device -- the memory the graph holds is the same.
+Most value tests inside ops are ``if bad.any(): raise ...`` or ``if isfinite(g).all(): ...``, which
+the meta arrays answer themselves as for clean data (see ``meta_array._truth``). The ops listed
+here test values some other way:
 
-Register an op with :func:`assume`; ``install`` fills the backend's ``overrides`` table (the
-classes are imported on first use of the meta device, keeping the backends free of nn imports
-at import time).
+- with an assumed answer (:func:`answering`): the op's own forward runs with every truth test of a
+  meta array answering as given, so it computes the same shapes and saves for backward exactly
+  what it saves on a real device;
+- with a shape-only forward of their own, where the generic forward computes a data-dependent
+  intermediate (``unique``).
+
+``install`` fills the backend's ``overrides`` table. The op classes are imported when the meta
+device is first used, so the backends import nothing from nn at import time; a class that has
+been renamed or removed is skipped rather than breaking the meta device.
 """
 from .meta_array import ASSUMED_TRUTH
 
@@ -28,19 +31,32 @@ def answering(answer, node_cls):
     return shape_only_forward
 
 
-def _clean_data_ops():
-    """``(node class, answer)``: ops whose value tests all get the same answer on clean data."""
-    from ..nn.functional import loss, pooling, sparse
-    return [
-        (sparse.EmbeddingBackward0, False),          # index out of range?
-        (loss.NllLossBackward0, False),              # target out of range / ignored?
-        (loss.CrossEntropyLossBackward0, False),
-        (pooling.MaxPool2DWithIndicesBackward0, False),   # window of padding only / NaN window?
-        (pooling.MaxPool2DWithIndicesBackwardBackward0, True),   # all gradients finite?
+def _embedding_renorm(ctx, weight, indices, max_norm, norm_type):
+    """``EmbeddingRenorm``: the renormalised weight is a copy of the weight (which rows change
+    depends on the values)."""
+    return weight._data.copy()
+
+
+def _overrides():
+    from ..nn.functional import sparse
+    assumed = [
+        ("EmbeddingBackward0", False),      # ``bool(idx.min() < 0)``: no index out of range
     ]
+    own = [
+        ("EmbeddingRenorm", _embedding_renorm),
+    ]
+    out = {}
+    for name, answer in assumed:
+        cls = getattr(sparse, name, None)
+        if cls is not None:
+            out[cls] = answering(answer, cls)
+    for name, forward in own:
+        cls = getattr(sparse, name, None)
+        if cls is not None:
+            out[cls] = forward
+    return out
 
 
 def install(overrides):
     """Register every meta override in the backend's ``overrides`` table."""
-    for node_cls, answer in _clean_data_ops():
-        overrides[node_cls] = answering(answer, node_cls)
+    overrides.update(_overrides())

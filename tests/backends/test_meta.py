@@ -254,6 +254,13 @@ def test_clean_data_inside_ops():
     x = gputorch.randn(2, 3, 4, device="meta", requires_grad=True)
     (x.prod(1).sum() + x.std(0).sum() + x.norm()).backward()
     assert x.grad.shape == (2, 3, 4)
+    emb = nn.Embedding(10, 4, max_norm=1.0).to("meta")       # renormalises the rows it uses, in place
+    out = emb(idx)
+    out.sum().backward()
+    assert out.shape == (3, 5, 4) and emb.weight.grad.shape == (10, 4)
+    img = gputorch.randn(2, 3, 8, 8, device="meta", requires_grad=True)
+    F.max_pool2d(img, 3, stride=2, padding=1).sum().backward()     # windows over padding, NaN checks
+    assert img.grad.shape == img.shape
 
 
 # ---------------------------------------------------------------- modules
