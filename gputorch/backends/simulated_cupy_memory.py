@@ -1,8 +1,8 @@
 """The simulated CuPy's memory pool, memory pointers, streams and events (tests only).
 
 The pool counts the buffers of live simulated arrays: every simulated array's memory owner
-(the NumPy array at the bottom of its ``base`` chain) is registered once, with a weakref
-finalizer that returns its bytes to the pool when the last view is gone. Sizes are rounded
+(the NumPy array at the bottom of its ``base`` chain) is registered once, with a weak
+reference whose callback returns its bytes to the pool when the last view is gone. Sizes are rounded
 up to CuPy's 512-byte allocation unit. Like CuPy's pool, freed blocks stay cached (still
 counted by ``total_bytes``) and are reused by allocations of the same rounded size, until
 ``free_all_blocks()``.
@@ -10,7 +10,6 @@ counted by ``total_bytes``) and are reused by allocations of the same rounded si
 import os
 import time
 import weakref
-from collections import Counter
 
 import numpy as np
 
@@ -18,13 +17,22 @@ ALLOCATION_UNIT = 512
 DEFAULT_DEVICE_MEMORY = 16 << 30
 
 
+_parsed = {}
+
+
 def device_memory():
     """Bytes of memory of each simulated device (``GPUTORCH_SIMULATE_CUDA_MEMORY``, default 16 GiB)."""
-    text = os.environ.get("GPUTORCH_SIMULATE_CUDA_MEMORY", "").strip().upper().removesuffix("B").removesuffix("I")
-    if not text:
-        return DEFAULT_DEVICE_MEMORY
-    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(text[-1], 1)
-    return int(float(text.rstrip("KMGT")) * scale)
+    raw = os.environ.get("GPUTORCH_SIMULATE_CUDA_MEMORY", "")
+    value = _parsed.get(raw)
+    if value is None:
+        text = raw.strip().upper().removesuffix("B").removesuffix("I")
+        if not text:
+            value = DEFAULT_DEVICE_MEMORY
+        else:
+            scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(text[-1], 1)
+            value = int(float(text.rstrip("KMGT")) * scale)
+        _parsed[raw] = value
+    return value
 
 
 class OutOfMemoryError(MemoryError):
@@ -41,17 +49,18 @@ class _DevicePool:
     def __init__(self, device):
         self.device = device
         self.used = 0
-        self.cached = Counter()   # rounded size -> number of free blocks
+        self.cached = {}          # rounded size -> number of free blocks
         self.cached_bytes = 0
         self.limit = 0
 
     def malloc(self, size):
-        if self.cached[size]:
+        if self.cached_bytes and self.cached.get(size):
             self.cached[size] -= 1
             self.cached_bytes -= size
             self.used += size
             return
-        limit = min(self.limit or device_memory(), device_memory())
+        memory = device_memory()
+        limit = min(self.limit, memory) if self.limit else memory
         if self.used + self.cached_bytes + size > limit:
             self.free_all()
             if self.used + size > limit:
@@ -60,7 +69,7 @@ class _DevicePool:
 
     def free(self, size):
         self.used -= size
-        self.cached[size] += 1
+        self.cached[size] = self.cached.get(size, 0) + 1
         self.cached_bytes += size
 
     def free_all(self):
@@ -71,7 +80,7 @@ class _DevicePool:
 class _Pools:
     def __init__(self):
         self._pools = {}
-        self._owners = set()
+        self._owners = {}  # id(owner) -> weak reference whose callback returns the bytes
 
     def pool(self, device):
         p = self._pools.get(device)
@@ -94,12 +103,13 @@ class _Pools:
             return
         pool = self.pool(array._device_id)
         pool.malloc(size)
-        self._owners.add(key)
-        weakref.finalize(owner, self._release, key, pool, size)
+        owners = self._owners
 
-    def _release(self, key, pool, size):
-        self._owners.discard(key)
-        pool.free(size)
+        def release(_ref):
+            del owners[key]
+            pool.free(size)
+
+        owners[key] = weakref.ref(owner, release)
 
 
 pools = _Pools()

@@ -384,12 +384,27 @@ extern "C" __global__ void null_write(float* p) { p[threadIdx.x + 1000] = 1.0f; 
 extern "C" __global__ void failing_assert(const int* x) { assert(x[threadIdx.x] >= 0); }
 extern "C" __global__ void __launch_bounds__(128) bounded(float* x) { x[threadIdx.x] = 1.0f; }
 extern "C" __global__ void typed(const float* x, float a, int n, unsigned long long m, __half h) {}
+extern "C" __global__ void spin_wait(volatile int* flag) {
+    if (threadIdx.x == 0) { while (flag[0] == 0) {} }
+    else flag[0] = 1;
+}
+extern "C" __global__ void syncwarp_exchange(float* x) {
+    __shared__ float s[32];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncwarp();
+    x[threadIdx.x] = s[31 - threadIdx.x];
+}
 """
 
 
 @pytest.fixture(scope="module")
 def misuse():
     return RawModule(code='#include <cuda_fp16.h>\n#line 1 "misuse.cu"\n' + MISUSE)
+
+
+@pytest.fixture(scope="module")
+def misuse_threads():
+    return RawModule(code='#include <cuda_fp16.h>\n#line 1 "misuse.cu"\n' + MISUSE, mode="threads")
 
 
 def _line(name):
@@ -473,6 +488,32 @@ def test_device_assert(misuse):
     with pytest.raises(LaunchError, match=r"assertion `x\[threadIdx.x\] >= 0` failed at misuse.cu:\d+ in thread "
                                           r"\(2,0,0\)"):
         misuse.get_function("failing_assert")(1, 4, (np.array([0, 1, -1, 2], np.int32),))
+
+
+@pytest.mark.parametrize("kernel, threads, message", [
+    ("divergent_barrier", 32, "divergent barrier"),
+    ("full_mask_partial_warp", 40, "names lanes that do not exist"),
+    ("deadlock", 32, "deadlock"),
+    ("dynamic_overrun", 64, "out-of-bounds dynamic shared memory access"),
+])
+def test_misuse_in_thread_mode(misuse_threads, kernel, threads, message):
+    with pytest.raises(LaunchError, match=f"kernel '{kernel}'.*{message}"):
+        misuse_threads.get_function(kernel)(1, threads, (np.zeros(threads, np.float32),), shared_mem=4)
+
+
+def test_syncwarp(misuse):
+    x = np.arange(32, dtype=np.float32)
+    misuse.get_function("syncwarp_exchange")(1, 32, (x,))
+    np.testing.assert_array_equal(x, np.arange(32)[::-1])
+
+
+def test_spin_wait_hits_the_watchdog(misuse):
+    flag = np.zeros(1, np.int32)
+    with pytest.raises(LaunchError, match=r"did not finish within 0.5 s: thread \(0,0,0\) has run since its last "
+                                          r"synchronisation"):
+        misuse.get_function("spin_wait")(1, 2, (flag,), timeout=0.5)
+    flag[0] = 1
+    misuse.get_function("spin_wait")(1, 2, (flag,))
 
 
 def test_scalar_argument_types(misuse):

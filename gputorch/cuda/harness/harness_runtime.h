@@ -23,6 +23,8 @@
 #include <type_traits>
 #include <utility>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ctime>
 #include <unistd.h>
 #include <vector>
 
@@ -689,6 +691,12 @@ inline HARNESS_TLS bool g_fault_armed = false;
 inline HARNESS_TLS std::uintptr_t g_fault_addr = 0;
 inline HARNESS_TLS int g_fault_signal = 0;
 
+#if defined(SIGRTMIN)
+#define kWatchdogSignal (SIGRTMIN + 5)
+#else
+#define kWatchdogSignal SIGVTALRM
+#endif
+
 inline void on_fault(int sig, siginfo_t* info, void*) {
     if (!g_fault_armed) {  // not kernel code: fall back to the default action
         signal(sig, SIG_DFL);
@@ -724,15 +732,23 @@ inline std::string describe_fault() {
         (a - sbase) % g_stacks.stride < std::uintptr_t(page))
         return "stack overflow in " + who + fmt(" (fiber stacks are %lu bytes; set GPUTORCH_HARNESS_STACK to raise it)",
                                                 (unsigned long)g_stacks.size);
+    if (g_fault_signal == kWatchdogSignal)
+        return fmt("the launch did not finish within %g s: ", g.cfg.timeout_s) + who +
+               " has run since its last synchronisation (fibers switch only at __syncthreads, warp operations, "
+               "a failed atomicCAS and __nanosleep: a spin-wait on another thread's plain store never ends here)";
     return fmt("illegal memory access (%s) by ", g_fault_signal == SIGBUS ? "SIGBUS" : "SIGSEGV") + who +
            fmt(" at address 0x%lx", (unsigned long)a);
 }
 
 struct FaultHandlers {
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    struct sigaction old_segv {}, old_bus {};
+    struct sigaction old_segv {}, old_bus {}, old_watchdog{};
     stack_t old_alt{};
     bool alt = false;
+    bool has_timer = false;
+    timer_t timer{};
+    // altstack: fiber mode (the handler must not run on a fiber's small stack), which also
+    // gets a watchdog timer: a fiber that never synchronises cannot be interrupted otherwise.
     FaultHandlers(bool altstack) : alt(altstack) {
         struct sigaction sa {};
         if (alt) {
@@ -747,8 +763,24 @@ struct FaultHandlers {
         sigemptyset(&sa.sa_mask);
         sigaction(SIGSEGV, &sa, &old_segv);
         sigaction(SIGBUS, &sa, &old_bus);
+        if (alt && g.cfg.timeout_s > 0) {
+            sigaction(kWatchdogSignal, &sa, &old_watchdog);
+            struct sigevent ev {};
+            ev.sigev_notify = SIGEV_THREAD_ID;
+            ev.sigev_signo = kWatchdogSignal;
+            ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));  // this thread, not Python's others
+            if (timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0) {
+                has_timer = true;
+                struct itimerspec its {};
+                its.it_value.tv_sec = static_cast<time_t>(g.cfg.timeout_s);
+                its.it_value.tv_nsec = static_cast<long>((g.cfg.timeout_s - double(its.it_value.tv_sec)) * 1e9);
+                timer_settime(timer, 0, &its, nullptr);
+            }
+        }
     }
     ~FaultHandlers() {
+        if (has_timer) timer_delete(timer);
+        if (alt && g.cfg.timeout_s > 0) sigaction(kWatchdogSignal, &old_watchdog, nullptr);
         sigaction(SIGSEGV, &old_segv, nullptr);
         sigaction(SIGBUS, &old_bus, nullptr);
         if (alt) sigaltstack(&old_alt, nullptr);

@@ -210,7 +210,9 @@ class RawKernel:
 
     ``kernel(grid, block, args, shared_mem=0)``; harness-only keywords: ``blocks`` (run only
     these blocks of the grid: linear indices or (x, y, z) tuples; for >2^31-element index
-    math, see ``virtual_array``) and ``stack_size`` (fiber stack bytes).
+    math, see ``virtual_array``), ``stack_size`` (fiber stack bytes) and ``timeout`` (seconds,
+    default ``GPUTORCH_HARNESS_TIMEOUT`` or 300: a fiber-mode launch that runs longer fails;
+    a thread-mode one aborts the process, since OS threads cannot be stopped).
     ``RawKernel(code, name, options=...)`` compiles a single-kernel module.
     """
 
@@ -262,7 +264,9 @@ class RawKernel:
     # ------------------------------------------------------------------ launching
 
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False,
-                 blocks=None, stack_size=0, timeout=300.0):
+                 blocks=None, stack_size=0, timeout=None):
+        if timeout is None:
+            timeout = float(os.environ.get("GPUTORCH_HARNESS_TIMEOUT", 300.0))
         grid3 = _dim3(grid, "grid", self.name)
         block3 = _dim3(block, "block", self.name)
         module, e = self._resolve()
