@@ -306,21 +306,17 @@ class MetaArray:
 
     # ---------------------------------------------------------------- indexing
     def __getitem__(self, key):
-        from .meta_indexing import getitem
-        return getitem(self, key)
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        from .meta_indexing import check_setitem
-        check_setitem(self, key, value)
+        _indexing.check_setitem(self, key, value)
 
     # ---------------------------------------------------------------- NumPy protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .meta_ufuncs import apply_ufunc
-        return apply_ufunc(ufunc, method, inputs, kwargs)
+        return _ufuncs.apply_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .meta_functions import apply_function
-        return apply_function(func, types, args, kwargs)
+        return _functions.apply_function(func, types, args, kwargs)
 
     # ---------------------------------------------------------------- methods that are NumPy functions
     def sum(self, *a, **k):
@@ -488,3 +484,6 @@ MetaArray.__abs__ = lambda self: np.absolute(self)
 MetaArray.__invert__ = lambda self: np.invert(self)
 MetaArray.__divmod__ = lambda self, other: np.divmod(self, other)
 MetaArray.__rdivmod__ = lambda self, other: np.divmod(other, self)
+
+# The rules live in their own modules, which build on MetaArray (hence imported last, as modules).
+from . import meta_functions as _functions, meta_indexing as _indexing, meta_ufuncs as _ufuncs  # noqa: E402

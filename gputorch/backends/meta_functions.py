@@ -19,7 +19,7 @@ import numpy as np
 
 from .meta_array import MetaArray, _axis, no_values
 from .meta_layout import broadcast_strides, k_strides, strides_in_order
-from .meta_ufuncs import broadcast_shape, reduced_axes, reduced_result
+from . import meta_ufuncs as _ufuncs
 
 __all__ = ["apply_function", "RULES", "SMALL"]
 
@@ -97,7 +97,7 @@ def _reduction(func, no_identity=False, needs_axis=False):
         axis = params.get("axis")
         if needs_axis and axis is None and not _keepdims(params.get("keepdims", False)):
             raise no_values(f"numpy.{func.__name__} over all elements")
-        axes = reduced_axes(a.ndim, axis)
+        axes = _ufuncs.reduced_axes(a.ndim, axis)
         if no_identity and "initial" not in params and any(a.shape[i] == 0 for i in axes):
             name = func.__name__
             if name.startswith("arg") or name.startswith("nanarg"):
@@ -111,7 +111,7 @@ def _reduction(func, no_identity=False, needs_axis=False):
         dt = _dtype_of(func, *bound.args, **bound.kwargs)
         if out is not None:
             return out
-        result = reduced_result(a, axes, _keepdims(params.get("keepdims", False)), dt)
+        result = _ufuncs.reduced_result(a, axes, _keepdims(params.get("keepdims", False)), dt)
         result.hint = _CLEAN_ANSWER.get(func)
         return result
     return handler
@@ -182,7 +182,7 @@ def _elementwise(func):
             if _is_array(x):
                 shapes.append(x.shape)
                 operands.append(x)
-        shape = broadcast_shape(shapes)
+        shape = _ufuncs.broadcast_shape(shapes)
         dt = _dtype_of(func, *[stand_in(x, 0) if _is_array(x) else x for x in args],
                        **{k: stand_in(v, 0) if _is_array(v) else v for k, v in kwargs.items()})
         if out is not None:
@@ -318,7 +318,7 @@ def _broadcast_to_rule(array, shape, subok=False):
 
 @rule(np.broadcast_arrays)
 def _broadcast_arrays(*args, subok=False):
-    shape = broadcast_shape([np.shape(a) if not isinstance(a, MetaArray) else a.shape for a in args])
+    shape = _ufuncs.broadcast_shape([np.shape(a) if not isinstance(a, MetaArray) else a.shape for a in args])
     return tuple(meta(a) if tuple(np.shape(a) if not isinstance(a, MetaArray) else a.shape) == shape
                  else _broadcast_to(a, shape) for a in args)
 
@@ -494,7 +494,7 @@ def _take_along_axis(arr, indices, axis=-1):
         if d == ax:
             shape.append(m)
         else:
-            shape.append(broadcast_shape([(n,), (m,)], "shape mismatch: indexing arrays")[0])
+            shape.append(_ufuncs.broadcast_shape([(n,), (m,)], "shape mismatch: indexing arrays")[0])
     return MetaArray(tuple(shape), arr.dtype)
 
 
@@ -572,7 +572,7 @@ def _dot(a, b, out=None):
     a, b = meta(a), meta(b)
     dt = _dtype_of(np.dot, stand_in(a, min(a.ndim, 1)), stand_in(b, min(b.ndim, 1)))
     if a.ndim == 0 or b.ndim == 0:
-        shape = broadcast_shape([a.shape, b.shape])
+        shape = _ufuncs.broadcast_shape([a.shape, b.shape])
     else:
         k_b = b.shape[-2] if b.ndim > 1 else b.shape[0]
         if a.shape[-1] != k_b:
