@@ -1,13 +1,21 @@
-"""Fused gradient ops of the saturating activations, as PyTorch has them.
+"""Fused gradient ops of the activations and of softmax, as PyTorch has them.
 
 ``tanh_backward``, ``sigmoid_backward`` and ``threshold_backward`` each compute an
 activation's input gradient from its saved output in one pass (instead of three
-elementwise ops), and are ops themselves so that double backward works and a
-backend can replace them with a kernel.
+elementwise ops); ``gelu_backward`` and ``silu_backward`` from the saved input;
+``softmax_backward_data`` and ``log_softmax_backward_data`` from softmax's output. Each is
+an op itself, so that double backward works and a backend can replace it with a kernel.
 """
+import math
+
 from .._dispatch import apply
 from ..autograd.node import Node
-from ._common import xp_of
+from ._common import quiet_errors, xp_of
+
+_SQRT1_2 = math.sqrt(0.5)
+_GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_TANH_BETA = math.sqrt(2.0 / math.pi)
+_GELU_TANH_KAPPA = 0.044715
 
 __all__ = []
 
@@ -60,6 +68,143 @@ class ThresholdBackwardBackward0(Node):
     def backward(ctx, gg):
         (y,) = ctx.saved_tensors
         return threshold_backward(gg, y, ctx.threshold), None
+
+
+def _computed(t):
+    """``t``'s array in its computation dtype (float32 for float16) and the dtype to round back to."""
+    x = t._data
+    if x.dtype.itemsize == 2 and x.dtype.kind == "f":
+        return x.astype("float32"), x.dtype
+    return x, None
+
+
+def _back(r, dtype):
+    return r if dtype is None else r.astype(dtype)
+
+
+class GeluBackwardBackward0(Node):
+    """``grad * gelu'(x)``: ``Phi(x) + x * phi(x)``, or the derivative of the tanh form."""
+
+    def forward(ctx, grad, x, approximate):
+        ctx.save_for_backward(grad, x)
+        ctx.approximate = approximate
+        xp = xp_of(x)
+        a, back = _computed(x)
+        g = grad._data
+        with quiet_errors():
+            if approximate == "tanh":
+                x_sq = a * a
+                t = xp.tanh((a + x_sq * a * _GELU_TANH_KAPPA) * _GELU_TANH_BETA)
+                left = (t + 1) * 0.5
+                right = a * 0.5 * (1 - t * t) * ((x_sq * (3 * _GELU_TANH_KAPPA) + 1) * _GELU_TANH_BETA)
+                slope = left + right
+            else:
+                from .special_math import erf
+                cdf = (erf(a * _SQRT1_2, xp) + 1) * 0.5
+                slope = cdf + a * (xp.exp(a * a * -0.5) * _GELU_PDF)
+            return _back(g * slope, back)
+
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d_grad = gelu_backward(gg, x, ctx.approximate) if need[0] else None
+        d_x = None
+        if need[1]:
+            if ctx.approximate == "tanh":
+                inner = (x + x * x * x * _GELU_TANH_KAPPA) * _GELU_TANH_BETA
+                t = inner.tanh()
+                du = (x * x * (3 * _GELU_TANH_KAPPA) + 1) * _GELU_TANH_BETA
+                second = (1 - t * t) * (du + x * 0.5 * (x * (6 * _GELU_TANH_KAPPA * _GELU_TANH_BETA) - 2 * t * du * du))
+            else:
+                second = (x * x * -0.5).exp() * _GELU_PDF * (2 - x * x)
+            d_x = gg * grad * second
+        return d_grad, d_x
+
+
+class SiluBackwardBackward0(Node):
+    """``grad * silu'(x)`` with ``silu'(x) = s * (1 + x * (1 - s))``, ``s = sigmoid(x)``."""
+
+    def forward(ctx, grad, x):
+        ctx.save_for_backward(grad, x)
+        xp = xp_of(x)
+        a, back = _computed(x)
+        with quiet_errors():
+            s = xp.exp(-a)
+            s += 1
+            xp.reciprocal(s, out=s)
+            return _back(grad._data * (s * (a * (1 - s) + 1)), back)
+
+    def backward(ctx, gg):
+        grad, x = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        d_grad = silu_backward(gg, x) if need[0] else None
+        d_x = None
+        if need[1]:
+            s = x.sigmoid()
+            d_x = gg * grad * (s * (1 - s) * (x * (1 - 2 * s) + 2))
+        return d_grad, d_x
+
+
+class SoftmaxBackwardDataBackward0(Node):
+    """softmax's input gradient ``y * (grad - sum(grad * y))`` along ``dim``, from its output ``y``."""
+
+    def forward(ctx, grad, y, dim):
+        ctx.save_for_backward(grad, y)
+        ctx.dim = dim
+        g, back = _computed(grad)
+        v, _ = _computed(y)
+        if v.ndim == 0:
+            return _back(v * (g - g * v), back)
+        return _back(v * (g - (g * v).sum(axis=dim, keepdims=True)), back)
+
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        dim = ctx.dim
+        d_grad = softmax_backward_data(gg, y, dim) if need[0] else None
+        d_y = None
+        if need[1]:
+            d_y = gg * (grad - (grad * y).sum(dim, keepdim=True)) - grad * (gg * y).sum(dim, keepdim=True)
+        return d_grad, d_y
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """log_softmax's input gradient ``grad - exp(y) * sum(grad)`` along ``dim``, from its output ``y``."""
+
+    def forward(ctx, grad, y, dim):
+        ctx.save_for_backward(grad, y)
+        ctx.dim = dim
+        xp = xp_of(y)
+        g, back = _computed(grad)
+        v, _ = _computed(y)
+        with quiet_errors():
+            total = g if v.ndim == 0 else g.sum(axis=dim, keepdims=True)
+            return _back(g - xp.exp(v) * total, back)
+
+    def backward(ctx, gg):
+        grad, y = ctx.saved_tensors
+        need = ctx.needs_input_grad
+        dim = ctx.dim
+        e = y.exp()
+        d_grad = gg - (gg * e).sum(dim, keepdim=True) if need[0] else None
+        d_y = -(gg * e) * grad.sum(dim, keepdim=True) if need[1] else None
+        return d_grad, d_y
+
+
+def gelu_backward(grad, x, approximate="none"):
+    return apply(GeluBackwardBackward0, grad, x, approximate)
+
+
+def silu_backward(grad, x):
+    return apply(SiluBackwardBackward0, grad, x)
+
+
+def softmax_backward_data(grad, y, dim):
+    return apply(SoftmaxBackwardDataBackward0, grad, y, dim)
+
+
+def log_softmax_backward_data(grad, y, dim):
+    return apply(LogSoftmaxBackwardDataBackward0, grad, y, dim)
 
 
 def tanh_backward(grad, y):

@@ -102,7 +102,8 @@ def test_every_override_is_found():
                 "FusedRmsNormBackward0", "NativeBatchNormBackward0", "ConvolutionBackward0",
                 "ConvolutionBackwardBackward0", "MaxPool2DWithIndicesBackward0",
                 "MaxPool2DWithIndicesBackwardBackward0", "AvgPool2DBackward0", "AvgPool2DBackwardBackward0",
-                "EmbeddingDenseBackward0", "sgd_update", "adam_update"}
+                "EmbeddingDenseBackward0", "sgd_update", "adam_update", "philox_dropout", "GeluBackwardBackward0",
+                "SiluBackwardBackward0", "SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0"}
     assert expected <= set(TABLE)
 
 
@@ -275,3 +276,20 @@ def test_fused_dropout_draws_what_bernoulli_draws():
     mask = engine.random(x.shape, np.float64) < 0.7
     assert engine.offset == 10 + blocks_used(x.size)
     np.testing.assert_array_equal(philox_dropout(np, x, 0.3, 99, 10) != 0, mask)
+
+
+# ================================================================ gradient ops of gelu, silu, softmax
+@pytest.mark.parametrize("dtype", [gputorch.float32, gputorch.float16, gputorch.float64])
+def test_activation_gradient_ops(dtype):
+    x, g = rand(5, 40, dtype=dtype), rand(5, 40, dtype=dtype, seed=1)
+    check("GeluBackwardBackward0", g, x, "none")
+    check("GeluBackwardBackward0", g, x, "tanh")
+    check("SiluBackwardBackward0", g, x)
+
+
+@pytest.mark.parametrize("shape,dim", [((4, 30), 1), ((4, 30), 0), ((2, 3, 1200), 2), ((), 0)])
+def test_softmax_gradient_ops(shape, dim):
+    y = rand(*shape).softmax(dim).detach()
+    g = rand(*shape, seed=2)
+    check("SoftmaxBackwardDataBackward0", g, y, dim)
+    check("LogSoftmaxBackwardDataBackward0", g, y.log(), dim)

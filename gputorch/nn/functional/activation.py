@@ -21,7 +21,8 @@ from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd.node import Node
 from ...ops import special_math
 from ...ops._common import Number, grad_for, quiet_errors, xp_of
-from ...ops.activation_backward import threshold_backward
+from ...ops.activation_backward import (gelu_backward, log_softmax_backward_data, silu_backward,
+                                        softmax_backward_data, threshold_backward)
 from ...ops.comparison import where
 from ...ops.pointwise import relu as _core_relu, relu_ as _core_relu_, sigmoid, tanh
 from ...ops.registry import tensor_method
@@ -38,7 +39,6 @@ _F32 = np.dtype(np.float32)
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 _SQRT1_2 = math.sqrt(0.5)
-_GELU_PDF = 2.0 / math.sqrt(math.pi) * _SQRT1_2 * 0.5   # 1 / sqrt(2 pi)
 _GELU_TANH_BETA = math.sqrt(2.0) * 2.0 / math.sqrt(math.pi) * 0.5   # sqrt(2 / pi)
 _GELU_TANH_KAPPA = 0.044715
 
@@ -227,16 +227,7 @@ class GeluBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            x_sq = a * a
-            inner = (a + x_sq * a * _GELU_TANH_KAPPA) * _GELU_TANH_BETA
-            t = inner.tanh()
-            left_derivative = (t + 1) * 0.5
-            right_derivative = a * 0.5 * (1 - t * t) * ((x_sq * (3 * _GELU_TANH_KAPPA) + 1) * _GELU_TANH_BETA)
-            return grad * (left_derivative + right_derivative)
-        cdf = ((a * _SQRT1_2).erf() + 1) * 0.5
-        pdf = (a * a * -0.5).exp() * _GELU_PDF
-        return grad * (cdf + a * pdf)
+        return gelu_backward(grad, a, ctx.approximate)
 
 
 def _sigmoid_array(xp, x):
@@ -256,8 +247,7 @@ class SiluBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        s = a.sigmoid()
-        return grad * (s * (a * (1 - s) + 1))
+        return silu_backward(grad, a)
 
 
 class MishBackward0(Node):
@@ -452,8 +442,7 @@ class SoftmaxBackward0(Node):
         return _finish(e, back).reshape(a._data.shape)
 
     def backward(ctx, grad):
-        y = ctx.saved_result
-        return y * (grad - (grad * y).sum(ctx.dim, keepdim=True))
+        return softmax_backward_data(grad, ctx.saved_result, ctx.dim)
 
 
 class LogSoftmaxBackward0(Node):
@@ -474,8 +463,7 @@ class LogSoftmaxBackward0(Node):
         return _finish(shifted, back).reshape(a._data.shape)
 
     def backward(ctx, grad):
-        y = ctx.saved_result
-        return grad - y.exp() * grad.sum(ctx.dim, keepdim=True)
+        return log_softmax_backward_data(grad, ctx.saved_result, ctx.dim)
 
 
 # ================================================================ public functions
