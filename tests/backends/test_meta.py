@@ -188,6 +188,10 @@ def test_data_dependent_operations_raise():
         bool((t > 0).any())                  # user code gets no clean-data answers
     with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
         float(t.sum())
+    with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+        gputorch.allclose(t, t)              # the answer itself depends on values: no guess
+    with pytest.raises(RuntimeError, match="cannot be called on meta tensors"):
+        gputorch.equal(t, t)
     with pytest.raises(RuntimeError):
         t.item()
     with pytest.raises(NotImplementedError, match="no data"):
@@ -258,6 +262,12 @@ def test_clean_data_inside_ops():
     out = emb(idx)
     out.sum().backward()
     assert out.shape == (3, 5, 4) and emb.weight.grad.shape == (10, 4)
+    w = gputorch.empty(5, 5, device="meta")
+    assert nn.init.trunc_normal_(w) is w                      # resamples until nothing is outside
+    layer = nn.TransformerEncoderLayer(8, 2, 16, batch_first=True).to("meta")
+    causal = gputorch.triu(gputorch.full((6, 6), float("-inf")), 1).to("meta")
+    out = layer(gputorch.randn(2, 6, 8, device="meta"), src_mask=causal)   # mask checks: clean answers
+    assert out.shape == (2, 6, 8)
     img = gputorch.randn(2, 3, 8, 8, device="meta", requires_grad=True)
     F.max_pool2d(img, 3, stride=2, padding=1).sum().backward()     # windows over padding, NaN checks
     assert img.grad.shape == img.shape
