@@ -87,21 +87,24 @@ class _Flags:
         return self.c_contiguous
 
     def __getitem__(self, key):
-        key = {"C": "c_contiguous", "F": "f_contiguous", "CONTIGUOUS": "c_contiguous",
-               "WRITEABLE": "writeable", "OWNDATA": "owndata", "ALIGNED": "aligned"}.get(
-                   key.upper().replace("_CONTIGUOUS", ""), key.lower())
-        return getattr(self, key)
+        return getattr(self, _FLAG_NAMES[key.upper()])
+
+
+_FLAG_NAMES = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "CONTIGUOUS": "c_contiguous",
+               "F": "f_contiguous", "F_CONTIGUOUS": "f_contiguous", "FORTRAN": "f_contiguous",
+               "W": "writeable", "WRITEABLE": "writeable", "O": "owndata", "OWNDATA": "owndata",
+               "A": "aligned", "ALIGNED": "aligned"}
 
 
 class MetaArray:
     """An array with a shape, a dtype and a layout, but no data.
 
     Attributes:
-        hint: for results of ``any``/``all``, the answer a truth test gets inside the framework
-            (see :func:`_truth`); None otherwise.
         shape, dtype, strides (bytes), ndim, size, itemsize, nbytes: as on ``numpy.ndarray``.
         base: the meta array owning the (virtual) memory this one views, or None if it owns it.
         offset: this view's byte offset into its owner.
+        hint: for results of ``any``/``all``, the answer a truth test gets inside the framework
+            (see :func:`_truth`); None otherwise.
     """
 
     __slots__ = ("shape", "dtype", "strides", "base", "offset", "hint", "__weakref__")
@@ -109,7 +112,7 @@ class MetaArray:
 
     def __init__(self, shape, dtype, strides=None, base=None, offset=0):
         self.shape = shape if type(shape) is tuple else tuple(operator.index(n) for n in shape)
-        self.dtype = dtype if type(dtype) is np.dtype or isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.strides = c_strides(self.shape, self.dtype.itemsize) if strides is None else tuple(strides)
         if base is not None and base.base is not None:
             base = base.base
@@ -275,9 +278,10 @@ class MetaArray:
         return self._fresh(self.shape, dtype, self._order_strides(order, dtype.itemsize))
 
     def _order_strides(self, order, itemsize):
-        if order == "K" or (order == "A" and self.flags.f_contiguous and not self.flags.c_contiguous):
-            if order == "A":
-                return strides_in_order(self.shape, itemsize, range(self.ndim - 1, -1, -1))
+        """Strides of a copy in memory order ``order`` ("C", "F", "A" or "K"); None for row-major."""
+        if order == "A":
+            order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
+        if order == "K":
             return k_strides(self.shape, itemsize, [self.strides])
         if order == "F":
             return strides_in_order(self.shape, itemsize, range(self.ndim - 1, -1, -1))
