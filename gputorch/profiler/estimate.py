@@ -19,6 +19,10 @@ whatever the device (the optimizers' step counters) are counted too, as on a rea
 
 The numbers are those of clean data: where an op tests values (an index out of range, a NaN
 window), the meta device takes the common, clean path (see ``gputorch/backends/meta_array.py``).
+The replay runs the generic op implementations, as the CPU backend does, so it reproduces a CPU
+step byte for byte; a backend that replaces ops with fused kernels of its own (CUDA) may make a
+few intermediates differently. Model or loss code that reads values (``loss.item()``,
+``if x.max() > 1``) cannot run on the meta device and raises.
 """
 import copy
 import gc
