@@ -293,3 +293,69 @@ def test_softmax_gradient_ops(shape, dim):
     g = rand(*shape, seed=2)
     check("SoftmaxBackwardDataBackward0", g, y, dim)
     check("LogSoftmaxBackwardDataBackward0", g, y.log(), dim)
+
+
+# ================================================================ backward hooks (normalization, cross entropy)
+def _backward_both_ways(monkeypatch, node, hook_module, hook_name, args, grad, **params):
+    """``node``'s backward with and without the kernel hook installed on the CPU backend."""
+    import importlib
+    from gputorch.backends import get_backend
+    cls = TABLE[node][0]
+    ctx = _ctx(cls, args, True)
+    cls.forward(ctx, *args, **params)
+    with gputorch.no_grad():
+        generic = ctx.backward(grad)
+        hook = getattr(importlib.import_module(hook_module), hook_name)
+        monkeypatch.setitem(get_backend("cpu").overrides, hook, TABLE[hook_name][1])
+        fused = ctx.backward(grad)
+    return generic, fused
+
+
+def _same_grads(a, b, what):
+    a, b = (a if isinstance(a, tuple) else (a,)), (b if isinstance(b, tuple) else (b,))
+    assert len(a) == len(b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert (x is None) == (y is None), f"{what}[{i}]"
+        if x is not None:
+            assert x.dtype == y.dtype and x.shape == y.shape, f"{what}[{i}]"
+            np.testing.assert_allclose(y._data.astype(np.float64), x._data.astype(np.float64),
+                                       rtol=3e-3 if x.dtype == gputorch.float16 else 1e-4,
+                                       atol=3e-3 if x.dtype == gputorch.float16 else 1e-5, err_msg=f"{what}[{i}]")
+
+
+_NORM = "gputorch.nn.functional.normalization"
+
+
+@pytest.mark.parametrize("dtype", [gputorch.float32, gputorch.float16])
+@pytest.mark.parametrize("affine", [True, False])
+def test_norm_backward_hooks(monkeypatch, dtype, affine):
+    x = rand(3, 4, 10, dtype=dtype)
+    w = rand(4, 10, dtype=dtype, seed=1) if affine else None
+    b = rand(4, 10, dtype=dtype, seed=2) if affine else None
+    g = rand(3, 4, 10, dtype=dtype, seed=3)
+    _same_grads(*_backward_both_ways(monkeypatch, "NativeLayerNormBackward0", _NORM, "norm_backward_kernel",
+                                     (x, w, b), g, ndims=2, eps=1e-5), "layer norm")
+    _same_grads(*_backward_both_ways(monkeypatch, "FusedRmsNormBackward0", _NORM, "norm_backward_kernel",
+                                     (x, w), g, ndims=2, eps=1e-6), "rms norm")
+    x4, g4 = rand(2, 4, 3, 3, dtype=dtype, seed=4), rand(2, 4, 3, 3, dtype=dtype, seed=5)
+    wb = (rand(4, dtype=dtype, seed=6), rand(4, dtype=dtype, seed=7)) if affine else (None, None)
+    stats = (rand(4, requires_grad=False, dtype=dtype), rand(4, requires_grad=False, dtype=dtype).abs())
+    _same_grads(*_backward_both_ways(monkeypatch, "NativeBatchNormBackward0", _NORM, "norm_backward_kernel",
+                                     (x4, *wb, *stats, True, 0.1, 1e-5), g4), "batch norm")
+
+
+@pytest.mark.parametrize("case", CE_CASES + [dict(shape=(4, 3), reduction="mean", ignore_index=1, smoothing=0.0,
+                                                  weight=False)])
+def test_cross_entropy_backward_hook(monkeypatch, case):
+    shape = case["shape"]
+    classes = shape[0] if len(shape) == 1 else shape[1]
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    target = t(np.random.default_rng(4).integers(0, classes, tshape))
+    weight = rand(classes, seed=5, requires_grad=False).abs() if case["weight"] else None
+    x = rand(*shape)
+    grad = rand(*tshape, seed=6) if case["reduction"] == "none" else t(1.7, gputorch.float32)
+    generic, fused = _backward_both_ways(monkeypatch, "CrossEntropyLossBackward0", "gputorch.nn.functional.loss",
+                                         "cross_entropy_grad_kernel",
+                                         (x, target, weight, case["reduction"], case["ignore_index"],
+                                          case["smoothing"]), grad)
+    _same_grads(generic, fused, "cross entropy")

@@ -230,6 +230,40 @@ def cross_entropy_forward(ctx, input, target, weight, reduction, ignore_index, l
     return xp.asarray(out).astype(x.dtype, copy=False)
 
 
+@kernel_forward("gputorch.nn.functional.loss", "cross_entropy_grad_kernel")
+def cross_entropy_grad(xp, ctx, logp, grad_output):
+    """Cross entropy's input gradient in one elementwise kernel: the weighted, smoothed target
+    distribution and the reduction's scale enter as three coefficients per sample."""
+    import numpy as np
+    if ctype(logp.dtype) is None or logp.size == 0:
+        return None
+    acc = np.float64 if logp.dtype == np.float64 else np.float32
+    rows = ctx.safe.shape
+    classes = logp.shape[ctx.cax]
+    ls = ctx.smoothing
+    with quiet_errors():
+        w = xp.ones(rows, acc) if ctx.w is None else ctx.w.astype(acc)
+        valid = None if ctx.valid is None else ctx.valid.astype(acc)
+        if ctx.reduction == "mean":
+            scale = xp.true_divide(acc(1), xp.asarray(ctx.total_weight, dtype=acc))
+            if valid is not None:
+                scale = xp.where(ctx.valid, scale, acc(0))
+        else:
+            scale = acc(1)
+        f = xp.broadcast_to(scale * grad_output.astype(acc), rows)
+        if ls > 0:
+            spread = ls / classes
+            weight_sum = classes if ctx.class_weight is None else ctx.class_weight.astype(acc).sum()
+            smooth = spread * (f if valid is None else valid * f)
+            a = ((1 - ls) * w + (spread * weight_sum if valid is None else spread * weight_sum * valid)) * f
+            b = (1 - ls) * w * f
+        else:
+            smooth = None
+            a = w * f
+            b = a
+    return cross_entropy.backward(xp, logp, ctx.safe, ctx.class_weight, a, b, smooth)
+
+
 # ================================================================ normalization
 _NORM = "gputorch.nn.functional.normalization"
 
@@ -293,6 +327,17 @@ def batch_norm_forward(ctx, input, weight, bias, running_mean, running_var, trai
     _record_affine(ctx, input, weight, bias)
     ctx.save_for_backward(input, weight, _wrap(mean.reshape(shape), input), _wrap(rstd.reshape(shape), input))
     return y
+
+
+@kernel_forward(_NORM, "norm_backward_kernel")
+def norm_backward(xp, kind, grad, x, mean, rstd, weight, axes, needs):
+    """Layer/RMS/batch norm gradients: one row (or channel) reduction and one elementwise pass
+    for the input, column sums for the affine parameters."""
+    need_x, need_w, need_b = needs
+    if kind == "batch":
+        return normalization.batch_backward(xp, grad, x, mean, rstd, weight, need_x, need_w, need_b)
+    return normalization.rows_backward(xp, grad, x, mean, rstd, weight, len(axes), kind == "rms", need_x, need_w,
+                                       need_b)
 
 
 # ================================================================ convolution

@@ -600,6 +600,14 @@ class NllLoss2DBackward0(NllLossBackward0):
     """nll_loss of inputs with spatial dims ``(N, C, d1, ...)`` (PyTorch's name for them)."""
 
 
+def cross_entropy_grad_kernel(xp, ctx, logp, grad_output):
+    """Backend hook (a key of ``backend.overrides``): cross entropy's input gradient as one array,
+    ``(softmax * sum(G) - G) * grad_output``, from the saved log-probabilities and what the
+    forward recorded on ``ctx``; None to use the generic computation. The generic version always
+    declines; a backend's kernel replaces it. Only consulted when backward is not recorded."""
+    return None
+
+
 class CrossEntropyLossBackward0(Node):
     """Cross entropy of class-index targets, fused: log-softmax (stable logsumexp), the weighted
     target log-probabilities with ignored targets and label smoothing, and the reduction.
@@ -630,6 +638,12 @@ class CrossEntropyLossBackward0(Node):
         (logp,) = ctx.saved_tensors
         xp = xp_of(logp)
         lp = logp._data
+        kernel = logp._device._backend.overrides.get(cross_entropy_grad_kernel)
+        if kernel is not None and not create_graph():
+            with _on_device(logp):
+                gi = kernel(xp, ctx, lp, grad._data)
+            if gi is not None:
+                return _tensor_grads(ctx, const(gi, logp))
         with _on_device(logp):
             g, rowsum = _target_distribution(ctx, xp, lp.dtype, lp.shape, ctx.smoothing)
             if create_graph():

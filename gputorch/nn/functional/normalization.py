@@ -139,6 +139,28 @@ def _check_float(name, input):
         raise RuntimeError(f"{name}(): expected a floating point input, but got {input._dtype}")
 
 
+def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
+    """Backend hook (a key of ``backend.overrides``): the gradients ``(gx, gw, gb)`` of layer norm
+    (``kind`` "layer"), RMS norm ("rms") or training-mode batch norm ("batch") as arrays, from
+    the saved input and statistics, for the flags ``needs = (input, weight, bias)``; None to use
+    the Tensor-op backward. The generic version always declines; a backend's kernel replaces
+    it. Only consulted when backward is not itself recorded."""
+    return None
+
+
+def _kernel_backward(ctx, kind, grad, x, mean, rstd, weight):
+    """The gradients from the backend's :func:`norm_backward_kernel`, or None."""
+    kernel = grad._device._backend.overrides.get(norm_backward_kernel)
+    if kernel is None or _GRAD_ENABLED[0]:
+        return None
+    res = kernel(xp_of(grad), kind, grad._data, x._data, None if mean is None else mean._data, rstd._data,
+                 None if weight is None else weight._data, ctx.axes, (ctx.needs_input_grad[0], ctx.need_w, ctx.need_b))
+    if res is None:
+        return None
+    gx, gw, gb = (None if a is None else _wrap(a, grad) for a in res)
+    return _grads_for_args(ctx, gx, gw, gb)
+
+
 # ---------------------------------------------------------------------------- batch norm
 class NativeBatchNormBackward0(Node):
     """Batch normalization over every dim but 1 (the channels); updates the running stats."""
@@ -171,6 +193,10 @@ class NativeBatchNormBackward0(Node):
 
     def backward(ctx, grad):
         x, weight, mean, rstd = ctx.saved_tensors
+        if ctx.training:
+            fused = _kernel_backward(ctx, "batch", grad, x, mean, rstd, weight)
+            if fused is not None:
+                return fused
         xa, g = _acc_tensor(x), _acc_tensor(grad)
         dims = list(ctx.axes)
         if ctx.training:
@@ -247,6 +273,9 @@ class NativeLayerNormBackward0(Node):
 
     def backward(ctx, grad):
         x, weight, mean, rstd = ctx.saved_tensors
+        fused = _kernel_backward(ctx, "layer", grad, x, mean, rstd, weight)
+        if fused is not None:
+            return fused
         xa, g = _acc_tensor(x), _acc_tensor(grad)
         dims = list(ctx.axes)
         xhat, rstd = _normalized(xa, mean, rstd, dims, ctx.eps)
@@ -366,6 +395,9 @@ class FusedRmsNormBackward0(Node):
 
     def backward(ctx, grad):
         x, weight, rstd = ctx.saved_tensors
+        fused = _kernel_backward(ctx, "rms", grad, x, None, rstd, weight)
+        if fused is not None:
+            return fused
         xa, g = _acc_tensor(x), _acc_tensor(grad)
         dims = list(ctx.axes)
         if _GRAD_ENABLED[0] and xa._requires_grad:
