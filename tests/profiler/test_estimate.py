@@ -225,9 +225,10 @@ def test_checkpointing_blocks_lowers_the_predicted_peak():
     assert "What-if: checkpointing '1', '2', '3', '4'" in text and "Estimated on the meta device" in text
     assert est.to_dict()["estimate"]["checkpoint_saving"] == est.checkpoint_saving
     # One block: the replay agrees with the profiler's own reading of the baseline (what its graph
-    # held for that block alone at the peak), up to the checkpoint's bookkeeping tensors.
+    # held for that block alone at the peak), up to the checkpoint's bookkeeping (the random
+    # generators' states it saves: a few bytes per generator in use).
     one = estimate_memory(model, x, opt, F.cross_entropy, target=y, checkpoint=["2"])
-    assert abs(one.checkpoint_saving - base.checkpoint_savings["2"]) <= 64
+    assert abs(one.checkpoint_saving - base.checkpoint_savings["2"]) <= 256
 
 
 def test_model_on_meta_and_huge_sizes_allocate_nothing():
