@@ -213,7 +213,7 @@ def build(code, *, options=(), name_expressions=(), filename=None, variant="fibe
     src_path = cdir / f"{key}.cu"
     shown = filename or str(src_path)
     escaped = shown.replace("\\", "\\\\").replace('"', '\\"')
-    _write_atomic(src_path, f'#line 1 "{escaped}"\n{code}')
+    _write_atomic(src_path, f'#line 1 "{escaped}"\n{code}')  # kept: the file compiler messages point at
     macros = [f for f in user_flags if f.startswith("-D")]
     flags = _build_flags(variant, sanitizer)
     pre = subprocess.run([compiler(), "-E", *flags, *macros, *_include_flags(user_flags), "-include",
@@ -236,12 +236,13 @@ def build(code, *, options=(), name_expressions=(), filename=None, variant="fibe
     except _source.SourceError as e:
         raise CompileError(f"failed to translate {shown} for the CPU execution harness: {e}") from None
     body += _source.entry_points(entries)
-    ii_path = cdir / f"{key}.{os.getpid()}.ii"
-    ii_path.write_text(body)
+    fd, ii_path = tempfile.mkstemp(dir=cdir, prefix=f"{key}.", suffix=".ii")
+    with os.fdopen(fd, "w") as f:
+        f.write(body)
     fd, tmp_so = tempfile.mkstemp(dir=cdir, prefix=f"{key}.", suffix=".so.tmp")
     os.close(fd)
     try:
-        proc = subprocess.run([compiler(), *flags, "-x", "c++-cpp-output", str(ii_path), "-o", tmp_so],
+        proc = subprocess.run([compiler(), *flags, "-x", "c++-cpp-output", ii_path, "-o", tmp_so],
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise _remember(_compile_error(proc.stderr, shown), error_path)

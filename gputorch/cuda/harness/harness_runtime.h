@@ -765,12 +765,19 @@ struct FaultHandlers {
         sigaction(SIGBUS, &sa, &old_bus);
         if (alt && g.cfg.timeout_s > 0) {
             sigaction(kWatchdogSignal, &sa, &old_watchdog);
-            struct sigevent ev {};
-            ev.sigev_notify = SIGEV_THREAD_ID;
-            ev.sigev_signo = kWatchdogSignal;
-            ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));  // this thread, not Python's others
-            if (timer_create(CLOCK_MONOTONIC, &ev, &timer) == 0) {
+            // One timer per launching thread, created once and re-armed per launch.
+            static thread_local timer_t thread_timer;
+            static thread_local bool created = false;
+            if (!created) {
+                struct sigevent ev {};
+                ev.sigev_notify = SIGEV_THREAD_ID;
+                ev.sigev_signo = kWatchdogSignal;
+                ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));  // this thread, not Python's others
+                created = timer_create(CLOCK_MONOTONIC, &ev, &thread_timer) == 0;
+            }
+            if (created) {
                 has_timer = true;
+                timer = thread_timer;
                 struct itimerspec its {};
                 its.it_value.tv_sec = static_cast<time_t>(g.cfg.timeout_s);
                 its.it_value.tv_nsec = static_cast<long>((g.cfg.timeout_s - double(its.it_value.tv_sec)) * 1e9);
@@ -779,7 +786,10 @@ struct FaultHandlers {
         }
     }
     ~FaultHandlers() {
-        if (has_timer) timer_delete(timer);
+        if (has_timer) {
+            struct itimerspec off {};
+            timer_settime(timer, 0, &off, nullptr);  // disarm
+        }
         if (alt && g.cfg.timeout_s > 0) sigaction(kWatchdogSignal, &old_watchdog, nullptr);
         sigaction(SIGSEGV, &old_segv, nullptr);
         sigaction(SIGBUS, &old_bus, nullptr);

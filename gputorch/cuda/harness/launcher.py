@@ -16,6 +16,7 @@ compiled module reports itself, so template instantiations are checked too):
 
 Anything else raises TypeError naming the kernel, the parameter, and both types.
 """
+import array
 import ctypes
 import os
 import threading
@@ -42,6 +43,12 @@ class _LaunchConfig(ctypes.Structure):
                 ("blocks", ctypes.c_void_p), ("nblocks", ctypes.c_uint64), ("stack_size", ctypes.c_uint64),
                 ("timeout_s", ctypes.c_double)]
 
+
+_CONFIG = _LaunchConfig()           # reused under _LAUNCH_LOCK
+_CONFIG_REF = ctypes.byref(_CONFIG)
+_ERROR = ctypes.create_string_buffer(4096)
+_STACK_SIZE = int(os.environ.get("GPUTORCH_HARNESS_STACK", 0) or 0)
+_TIMEOUT = float(os.environ.get("GPUTORCH_HARNESS_TIMEOUT", 300.0))
 
 _SCALARS = {
     "b1": (np.dtype(np.bool_), "bool"), "i1": (np.dtype(np.int8), "signed char"),
@@ -266,7 +273,7 @@ class RawKernel:
     def __call__(self, grid, block, args, *, shared_mem=0, stream=None, enable_cooperative_groups=False,
                  blocks=None, stack_size=0, timeout=None):
         if timeout is None:
-            timeout = float(os.environ.get("GPUTORCH_HARNESS_TIMEOUT", 300.0))
+            timeout = _TIMEOUT
         grid3 = _dim3(grid, "grid", self.name)
         block3 = _dim3(block, "block", self.name)
         module, e = self._resolve()
@@ -400,35 +407,30 @@ class RawKernel:
 
     def _launch(self, module, index, codes, entry, grid, block, args, shared_mem, subset, stack_size, timeout):
         values = self.marshal(codes, entry, args)
-        sizes = [8 if isinstance(v, int) else max(len(v), 1) for v in values]
-        offsets, total = [], 0
-        for s in sizes:
+        chunks, offsets, total = [], [], 0
+        for v in values:  # each argument in its own 16-byte aligned slot of one buffer
+            data = v.to_bytes(8, "little") if isinstance(v, int) else v
+            pad = -len(data) % 16 or (16 if not data else 0)
             offsets.append(total)
-            total += (s + 15) // 16 * 16
-        buf = ctypes.create_string_buffer(max(total, 16))
+            chunks.append(data + bytes(pad))
+            total += len(data) + pad
+        buf = ctypes.create_string_buffer(b"".join(chunks), max(total, 16))
         base = ctypes.addressof(buf)
-        ptrs = (ctypes.c_void_p * max(len(values), 1))()
-        for k, (v, off) in enumerate(zip(values, offsets)):
-            if isinstance(v, int):
-                ctypes.c_uint64.from_buffer(buf, off).value = v
-            else:
-                ctypes.memmove(base + off, v, len(v))
-            ptrs[k] = base + off
-        cfg = _LaunchConfig()
-        cfg.grid[:] = grid
-        cfg.block[:] = block
-        cfg.shared_mem = shared_mem
-        if subset is not None:
-            cfg.blocks = subset.ctypes.data
-            cfg.nblocks = subset.size
-        cfg.stack_size = int(stack_size or os.environ.get("GPUTORCH_HARNESS_STACK", 0) or 0)
-        cfg.timeout_s = float(timeout)
-        err = ctypes.create_string_buffer(4096)
+        ptrs = array.array("Q", [base + off for off in offsets] or [0])
         with _LAUNCH_LOCK:
-            rc = module.lib.harness_launch_kernel(index, ptrs, ctypes.byref(cfg), err, len(err))
+            cfg = _CONFIG
+            cfg.grid[:] = grid
+            cfg.block[:] = block
+            cfg.shared_mem = shared_mem
+            cfg.blocks = None if subset is None else subset.ctypes.data
+            cfg.nblocks = 0 if subset is None else subset.size
+            cfg.stack_size = int(stack_size or _STACK_SIZE)
+            cfg.timeout_s = float(timeout)
+            rc = module.lib.harness_launch_kernel(index, ptrs.buffer_info()[0], _CONFIG_REF, _ERROR, len(_ERROR))
+            if rc:
+                message = _ERROR.value.decode(errors="replace")
         if rc:
-            raise LaunchError(f"kernel '{self.name}' ({entry['file']}:{entry['line']}) failed: "
-                              f"{err.value.decode(errors='replace')}")
+            raise LaunchError(f"kernel '{self.name}' ({entry['file']}:{entry['line']}) failed: {message}")
 
 
 def _plain_name(name):
