@@ -149,6 +149,20 @@ __global__ void scale(const T* x, T* y, T a, long long n) {
         if (base + u < n) y[base + u] = a * x[base + u];
 }
 
+extern "C" __global__ void warp_misc(const int* x, int* out) {
+    int v = x[threadIdx.x], lane = threadIdx.x & 31;
+    int sum = __reduce_add_sync(0xffffffffu, v);
+    int mx = __reduce_max_sync(0xffffffffu, v);
+    unsigned same = __match_any_sync(0xffffffffu, v);
+    int count = __syncthreads_count(v > 0);
+    int any = __syncthreads_or(v == 7);
+    out[5 * threadIdx.x] = sum;
+    out[5 * threadIdx.x + 1] = mx;
+    out[5 * threadIdx.x + 2] = (int)same;
+    out[5 * threadIdx.x + 3] = count;
+    out[5 * threadIdx.x + 4] = any + 2 * lane;
+}
+
 extern "C" __global__ void intrinsics(const float* x, float* out, unsigned* bits) {
     int i = threadIdx.x;
     float v = x[i];
@@ -284,6 +298,20 @@ def test_template_kernels_through_name_expressions(mod):
     np.testing.assert_array_equal(yd, 0.5 * xd)
     with pytest.raises(LaunchError, match=r"named symbol not found.*name_expressions"):
         mod.get_function("scale<float, 2>")
+
+
+def test_warp_reductions_matches_and_counting_barriers(mod):
+    x = rng.integers(-3, 4, 64).astype(np.int32)
+    out = np.zeros(5 * 64, np.int32)
+    mod.get_function("warp_misc")(1, 64, (x, out))
+    o = out.reshape(64, 5)
+    w = x.reshape(2, 32)
+    np.testing.assert_array_equal(o[:, 0], np.repeat(w.sum(1), 32))
+    np.testing.assert_array_equal(o[:, 1], np.repeat(w.max(1), 32))
+    match = [sum(1 << k for k in range(32) if w[t // 32, k] == x[t]) for t in range(64)]
+    np.testing.assert_array_equal(o[:, 2].view(np.uint32), match)
+    assert (o[:, 3] == (x > 0).sum()).all()
+    np.testing.assert_array_equal(o[:, 4], int((x == 7).any()) + 2 * (np.arange(64) % 32))
 
 
 def test_intrinsics(mod):
@@ -476,7 +504,8 @@ def test_dynamic_shared_memory_has_exactly_the_launch_size(misuse):
 
 
 def test_illegal_address_is_a_launch_error(misuse):
-    with pytest.raises(LaunchError, match=r"kernel 'null_write'.*illegal memory access \(SIGSEGV\) by thread \(0,0,0\)"):
+    with pytest.raises(LaunchError, match=r"kernel 'null_write'.*illegal memory access \(SIGSEGV\) by thread "
+                                          r"\(0,0,0\)"):
         misuse.get_function("null_write")(1, 4, (None,))
     out = np.zeros(64, np.float32)  # the process is fine afterwards
     misuse.get_function("dynamic_overrun")(1, 64, (out,), shared_mem=64 * 4)

@@ -198,7 +198,7 @@ inline unsigned __match_all_sync(unsigned mask, T value, int* pred, HARNESS_SITE
 #define HARNESS_WARP_REDUCE(name, kind, T, signed_flag)                                                        \
     inline T name(unsigned mask, T value, HARNESS_SITE_ARGS) {                                                 \
         return static_cast<T>(harness::warp_op(harness::WarpOp::Reduce, mask, std::uint32_t(value), -1,       \
-                                               (kind) | (signed_flag), HARNESS_SITE_OF(#name)));                                                 \
+                                               (kind) | (signed_flag), HARNESS_SITE_OF(#name)));     \
     }
 HARNESS_WARP_REDUCE(__reduce_add_sync, 0, unsigned, 0)
 HARNESS_WARP_REDUCE(__reduce_add_sync, 0, int, 0x100)
@@ -216,7 +216,8 @@ HARNESS_WARP_REDUCE(__reduce_xor_sync, 5, unsigned, 0)
 namespace harness {
 template <class T, class F>
 inline T atomic_update(T* address, F f) {
-    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t, std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+    using Bits = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                    std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
     static_assert(sizeof(T) == sizeof(Bits));
     auto* p = reinterpret_cast<Bits*>(address);
     Bits old = __atomic_load_n(p, __ATOMIC_RELAXED);
@@ -521,7 +522,9 @@ inline int __mulhi(int a, int b) { return int((static_cast<long long>(a) * b) >>
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
     return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
 }
-inline long long __mul64hi(long long a, long long b) { return static_cast<long long>((static_cast<__int128>(a) * b) >> 64); }
+inline long long __mul64hi(long long a, long long b) {
+    return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
 inline int __mul24(int a, int b) {
     auto s = [](int v) { return (v << 8) >> 8; };  // low 24 bits, sign-extended
     return s(a) * s(b);

@@ -333,7 +333,8 @@ inline int barrier_locked(int kind, int pred, Site site) {
     if (g.exited) {
         std::uint32_t first = 0;
         while (g.t[first].st != State::Done) ++first;
-        fail(site.what + std::string(" at ") + where(site) + " reached by " + thread_name(me) + fmt(" but %u thread(s) of the block (", g.exited) +
+        fail(site.what + std::string(" at ") + where(site) + " reached by " + thread_name(me) +
+             fmt(" but %u thread(s) of the block (", g.exited) +
              thread_name(g.t[first]) + (g.exited > 1 ? ", ..." : "") + ") have already exited: " +
              "every thread of the block must reach the same barrier (divergent barrier)");
     }
@@ -433,8 +434,12 @@ inline void complete_warp_op(std::uint32_t w, std::uint32_t mask, ThreadState& m
                 std::uint32_t v = std::uint32_t(lane[l].value);
                 switch (kind) {
                     case 0: acc += v; break;
-                    case 1: acc = is_signed ? (std::int32_t(v) < std::int32_t(acc) ? v : acc) : (v < acc ? v : acc); break;
-                    case 2: acc = is_signed ? (std::int32_t(v) > std::int32_t(acc) ? v : acc) : (v > acc ? v : acc); break;
+                    case 1:
+                        acc = is_signed ? (std::int32_t(v) < std::int32_t(acc) ? v : acc) : (v < acc ? v : acc);
+                        break;
+                    case 2:
+                        acc = is_signed ? (std::int32_t(v) > std::int32_t(acc) ? v : acc) : (v > acc ? v : acc);
+                        break;
                     case 3: acc &= v; break;
                     case 4: acc |= v; break;
                     default: acc ^= v; break;
@@ -463,13 +468,14 @@ inline std::uint64_t warp_op_locked(WarpOp op, std::uint32_t mask, std::uint64_t
              fmt(" calls it with mask 0x%08x, which does not include its own lane", mask));
     std::uint32_t valid = warp_lanes_mask(w);
     if (mask & ~valid)
-        fail(std::string(site.what) + " at " + where(site) + fmt(": mask 0x%08x names lanes that do not exist: ", mask) +
+        fail(std::string(site.what) + " at " + where(site) +
+             fmt(": mask 0x%08x names lanes that do not exist: ", mask) +
              fmt("warp %u of the block has only %u thread(s) (a partial warp, blockDim has %u threads); ", w,
                  __builtin_popcount(valid), g.n) +
              "use a mask of the lanes that exist, e.g. __ballot_sync(__activemask(), ...)");
     if (mask & g.warp_exited[w])
-        fail(std::string(site.what) + " at " + where(site) + fmt(": mask 0x%08x names lane(s) 0x%08x that have already exited",
-                                                                 mask, mask & g.warp_exited[w]));
+        fail(std::string(site.what) + " at " + where(site) +
+             fmt(": mask 0x%08x names lane(s) 0x%08x that have already exited", mask, mask & g.warp_exited[w]));
     me.op = op;
     me.mask = mask;
     me.value = value;
@@ -542,7 +548,8 @@ inline void thread_exit(ThreadState& me) {
     g.warp_exited[w] |= 1u << l;
     if (g.barrier_count) {
         fail(thread_name(me) + " exited while " + fmt("%u thread(s) wait at ", g.barrier_count) + g.barrier_site.what +
-             " at " + where(g.barrier_site) + ": every thread of the block must reach the same barrier (divergent barrier)");
+             " at " + where(g.barrier_site) +
+             ": every thread of the block must reach the same barrier (divergent barrier)");
     }
     ThreadState* lane = &g.t[w * 32];
     for (std::uint32_t k = 0; k < 32; ++k)
@@ -633,7 +640,8 @@ inline void set_dynamic_shared(std::uint64_t size) {
         g_dyn_region = r;
         g_dyn_end = r + kMaxDynamicShared;
     }
-    g_dynamic_shared = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(g_dyn_end) - size) & ~std::uintptr_t(15));
+    auto end = reinterpret_cast<std::uintptr_t>(g_dyn_end);
+    g_dynamic_shared = reinterpret_cast<void*>((end - size) & ~std::uintptr_t(15));
 #endif
     HARNESS_REGISTRY_LOCK;
     for (void** ref : dynamic_refs()) *ref = g_dynamic_shared;

@@ -266,7 +266,8 @@ class RawKernel:
                 "max_dynamic_shared_size_bytes": self.max_dynamic_shared_size_bytes}
 
     def __repr__(self):
-        return f"<harness RawKernel {self.name!r} ({self.module.mode}{', ' + self.module.sanitizer if self.module.sanitizer else ''})>"
+        sanitizer = f", {self.module.sanitizer}" if self.module.sanitizer else ""
+        return f"<harness RawKernel {self.name!r} ({self.module.mode}{sanitizer})>"
 
     # ------------------------------------------------------------------ launching
 
@@ -325,7 +326,8 @@ class RawKernel:
             else:
                 b = int(b)
                 if not 0 <= b < total:
-                    raise ValueError(f"kernel '{self.name}': block index {b} is outside the grid {grid} ({total} blocks)")
+                    raise ValueError(f"kernel '{self.name}': block index {b} is outside the grid {grid} "
+                                     f"({total} blocks)")
                 linear.append(b)
         return np.asarray(linear, dtype=np.uint64)
 

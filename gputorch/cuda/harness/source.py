@@ -21,9 +21,11 @@ BOUNDS = "__harness_launch_bounds__"
 
 _QUALIFIER_AT_END = re.compile(
     r"(?:\bextern|\bstatic|\bvolatile|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\balignas\s*\([^()]*\))\s*\Z")
-_ALIGN = re.compile(r"__attribute__\s*\(\(\s*(?:__)?aligned(?:__)?\s*\(\s*(\d+)\s*\)\s*\)\)|\balignas\s*\(\s*(\d+)\s*\)")
+_ALIGN = re.compile(r"__attribute__\s*\(\(\s*(?:__)?aligned(?:__)?\s*\(\s*(\d+)\s*\)\s*\)\)"
+                    r"|\balignas\s*\(\s*(\d+)\s*\)")
 _ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)|\balignas\s*\([^()]*\)")
-_DECLARATOR = re.compile(r"^(?P<type>.*?)(?P<stars>[*&\s]*)\b(?P<name>[A-Za-z_]\w*)\s*(?P<dims>(?:\[[^\]]*\]\s*)*)$", re.S)
+_DECLARATOR = re.compile(r"^(?P<type>.*?)(?P<stars>[*&\s]*)\b(?P<name>[A-Za-z_]\w*)\s*"
+                         r"(?P<dims>(?:\[[^\]]*\]\s*)*)$", re.S)
 _TOKENS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|extern\s*"C"\s*\{|namespace(?:\s+(\w+))?\s*\{|[{}]|'
                      + GLOBAL)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -123,7 +125,10 @@ def find_kernels(text):
         elif tok.startswith("namespace"):
             stack.append(("namespace", m.group(1) or ""))
         else:
-            k = _parse_kernel(text, m.start(), m.end(), stack)
+            try:
+                k = _parse_kernel(text, m.start(), m.end(), stack)
+            except SourceError:  # not a declaration we understand: reachable through name_expressions only
+                k = None
             if k is not None and k.name not in kernels:
                 kernels[k.name] = k
     return list(kernels.values())
