@@ -103,7 +103,8 @@ def test_every_override_is_found():
                 "ConvolutionBackwardBackward0", "MaxPool2DWithIndicesBackward0",
                 "MaxPool2DWithIndicesBackwardBackward0", "AvgPool2DBackward0", "AvgPool2DBackwardBackward0",
                 "EmbeddingDenseBackward0", "sgd_update", "adam_update", "philox_dropout", "GeluBackwardBackward0",
-                "SiluBackwardBackward0", "SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0"}
+                "SiluBackwardBackward0", "SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0",
+                "sum_of_squares_kernel", "norm_backward_kernel", "cross_entropy_grad_kernel"}
     assert expected <= set(TABLE)
 
 
@@ -359,3 +360,23 @@ def test_cross_entropy_backward_hook(monkeypatch, case):
                                          (x, target, weight, case["reduction"], case["ignore_index"],
                                           case["smoothing"]), grad)
     _same_grads(generic, fused, "cross entropy")
+
+
+def test_clip_grad_norm_with_the_sum_of_squares_kernel(monkeypatch):
+    from gputorch.backends import get_backend
+    from gputorch.nn.utils import clip_grad
+    grads = [rand(3, 5, requires_grad=False), rand(70000, seed=1, requires_grad=False),
+             rand(4, 2, seed=2, requires_grad=False).T, rand(0, requires_grad=False)]
+    generic = clip_grad.get_total_norm(grads)
+    monkeypatch.setitem(get_backend("cpu").overrides, clip_grad.sum_of_squares_kernel, TABLE["sum_of_squares_kernel"][1])
+    fused = clip_grad.get_total_norm(grads)
+    assert fused.dtype == generic.dtype == gputorch.float32 and fused.shape == ()
+    np.testing.assert_allclose(fused.item(), generic.item(), rtol=1e-5)
+    assert clip_grad.get_total_norm(grads, norm_type=1.0).item() == pytest.approx(
+        sum(float(g.abs().sum()) for g in grads), rel=1e-5)                        # other norms: generic
+    half = [g.half() for g in grads[:2]]
+    assert clip_grad.get_total_norm(half).dtype == gputorch.float16
+    mixed = clip_grad.get_total_norm([grads[0], grads[1].double()])
+    assert mixed.dtype == gputorch.float64
+    np.testing.assert_allclose(mixed.item(), float(np.sqrt(
+        (grads[0]._data.astype(np.float64) ** 2).sum() + (grads[1]._data.astype(np.float64) ** 2).sum())), rtol=1e-6)

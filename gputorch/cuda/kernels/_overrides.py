@@ -14,7 +14,7 @@ import importlib
 
 from ...ops._common import quiet_errors, xp_of
 from . import (activations, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
-               softmax)
+               reductions, softmax)
 from ._launch import ctype
 
 _TABLE = []     # (module, class or function name, kernel forward)
@@ -475,6 +475,13 @@ def philox_dropout(xp, x, p, seed, offset):
     from ...nn.functional._fused_dropout import philox_dropout as generic
     out = dropout.dropout(xp, x, p, seed, offset)
     return generic(xp, x, p, seed, offset) if out is None else out
+
+
+# ================================================================ gradient norms
+@kernel_forward("gputorch.nn.utils.clip_grad", "sum_of_squares_kernel")
+def sum_of_squares(xp, arrays):
+    """The squares of every gradient summed in one multi-tensor launch per dtype."""
+    return reductions.total_sum_of_squares(xp, arrays)
 
 
 # ================================================================ optimizers

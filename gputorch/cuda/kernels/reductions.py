@@ -25,18 +25,40 @@ def sum_of_squares(xp, arrays):
     for i, a in enumerate(arrays):
         by_dtype.setdefault(a.dtype, []).append(i)
     for dtype, idx in by_dtype.items():
-        t = ctype(dtype)
-        out = xp.zeros(len(idx), dtype=ACC_DTYPES[dtype])
-        sizes = [arrays[i].size for i in idx]
-        chunk_tensor, chunk_start = chunk_tables(xp, sizes, CHUNK)
-        nblocks = int(chunk_tensor.shape[0])
-        if nblocks:
-            ptrs = xp.asarray(np.array([address(arrays[i]) for i in idx], dtype=np.uint64))
-            args = (ptrs, xp.asarray(np.asarray(sizes, dtype=np.int64)), chunk_tensor, chunk_start, i64(CHUNK), out)
-            function(FAMILY.name, f"multi_tensor_sum_squares<{t}, {ACC_CTYPES[t]}>")((nblocks,), (BLOCK,), args)
+        out = _per_tensor(xp, dtype, [arrays[i] for i in idx])
         for j, i in enumerate(idx):
             results[i] = out[j]
     return results
+
+
+def total_sum_of_squares(xp, arrays):
+    """``sum over arrays of sum(a * a)`` as a 0-d array (float64 when some array is float64, else
+    float32), one launch per dtype; None when some array's dtype is not taken."""
+    if any(ctype(a.dtype) is None for a in arrays):
+        return None
+    by_dtype = {}
+    for a in arrays:
+        by_dtype.setdefault(a.dtype, []).append(contiguous(xp, a))
+    acc = np.float64 if np.dtype(np.float64) in by_dtype else np.float32
+    total = None
+    for dtype, group in by_dtype.items():
+        part = _per_tensor(xp, dtype, group).sum().astype(acc)
+        total = part if total is None else total + part
+    return xp.zeros((), acc) if total is None else total
+
+
+def _per_tensor(xp, dtype, arrays):
+    """Per-array sums of squares (contiguous arrays of one dtype) in one launch."""
+    t = ctype(dtype)
+    out = xp.zeros(len(arrays), dtype=ACC_DTYPES[dtype])
+    sizes = [a.size for a in arrays]
+    chunk_tensor, chunk_start = chunk_tables(xp, sizes, CHUNK)
+    nblocks = int(chunk_tensor.shape[0])
+    if nblocks:
+        ptrs = xp.asarray(np.array([address(a) for a in arrays], dtype=np.uint64))
+        args = (ptrs, xp.asarray(np.asarray(sizes, dtype=np.int64)), chunk_tensor, chunk_start, i64(CHUNK), out)
+        function(FAMILY.name, f"multi_tensor_sum_squares<{t}, {ACC_CTYPES[t]}>")((nblocks,), (BLOCK,), args)
+    return out
 
 
 def column_sums(xp, x):

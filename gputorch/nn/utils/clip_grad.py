@@ -5,6 +5,7 @@ first, ``get_total_norm`` and ``clip_grads_with_norm_``.
 The joint norm is PyTorch's: the ``norm_type`` norm of the vector of per-tensor norms, and the
 scale ``min(max_norm / (total_norm + 1e-6), 1)`` is applied to every gradient (on its device).
 """
+import contextlib
 import functools
 import types
 import warnings
@@ -27,6 +28,32 @@ def _as_list(tensors):
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
+def sum_of_squares_kernel(xp, arrays):
+    """Backend hook (a key of ``backend.overrides``): the sum of the squares of every element of
+    ``arrays`` (one device) as a 0-d array, computed in one pass (e.g. one multi-tensor kernel),
+    or None to use the generic per-tensor norms. The generic version always declines."""
+    return None
+
+
+def _kernel_l2_norm(tensors):
+    """The joint 2-norm from the backend's :func:`sum_of_squares_kernel`, or None."""
+    dev = tensors[0]._device
+    kernel = dev._backend.overrides.get(sum_of_squares_kernel)
+    if kernel is None:
+        return None
+    for t in tensors:
+        if t._device is not dev or not t.is_floating_point():
+            return None
+    from ... import _dtype
+    ctx = dev._ctx
+    with (ctx if ctx is not None else contextlib.nullcontext()):
+        total = kernel(dev._backend.xp, [t._data for t in tensors])
+        if total is None:
+            return None
+        total = dev._backend.xp.sqrt(total).astype(_dtype.result_dtype(tensors).np)
+    return Tensor._make(total, dev)
+
+
 @_no_grad
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """The ``norm_type`` norm of ``tensors`` taken together (the norm of their norms), on the first
@@ -39,13 +66,15 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return make_tensor(0.0)
     first_device = tensors[0].device
-    norms = [vector_norm(t, norm_type) for t in tensors]
-    dtypes = {n.dtype for n in norms}
-    if len(dtypes) > 1:
-        from ... import _dtype
-        common = _dtype.result_dtype(norms)
-        norms = [n.to(common) for n in norms]
-    total = vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
+    total = _kernel_l2_norm(tensors) if norm_type == 2.0 else None
+    if total is None:
+        norms = [vector_norm(t, norm_type) for t in tensors]
+        dtypes = {n.dtype for n in norms}
+        if len(dtypes) > 1:
+            from ... import _dtype
+            common = _dtype.result_dtype(norms)
+            norms = [n.to(common) for n in norms]
+        total = vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
     if error_if_nonfinite and bool(total.isnan() | total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot "
