@@ -480,7 +480,10 @@ def philox_dropout(xp, x, p, seed, offset):
 # ================================================================ gradient norms
 @kernel_forward("gputorch.nn.utils.clip_grad", "sum_of_squares_kernel")
 def sum_of_squares(xp, arrays):
-    """The squares of every gradient summed in one multi-tensor launch per dtype."""
+    """The squares of every gradient summed in one multi-tensor launch. Gradients of mixed dtypes
+    go the generic way (per-tensor norms in each tensor's own dtype, then promoted)."""
+    if not arrays or any(a.dtype != arrays[0].dtype for a in arrays):
+        return None
     return reductions.total_sum_of_squares(xp, arrays)
 
 
