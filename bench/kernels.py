@@ -225,8 +225,8 @@ def format_table(rows):
             if not r["ok"]:
                 secs += " FAILED"
             if "max_registers" in r:
-                res = (f"{r['min_registers']}-{r['max_registers']} | {r['min_occupancy']:.0%}-{r['max_occupancy']:.0%} | "
-                       f"{r['max_smem']} | {r['spill_bytes']}")
+                res = (f"{r['min_registers']}-{r['max_registers']} | "
+                       f"{r['min_occupancy']:.0%}-{r['max_occupancy']:.0%} | {r['max_smem']} | {r['spill_bytes']}")
             else:
                 res = f"n/a | n/a | n/a | {r.get('nvcc_error', 'no nvcc')}"
             out.append(f"| {r['file']} | {r['kernels']} | {secs} | {res} |")

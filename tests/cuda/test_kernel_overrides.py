@@ -130,7 +130,8 @@ def test_activations_fall_back_for_integer_inputs():
     check("SigmoidBackward0", t([-2, 3, 0]), grad=False)
 
 
-@pytest.mark.parametrize("shape,dim", [((3, 50), 1), ((3, 50), 0), ((2, 3, 4), 1), ((2, 1500), 1), ((), 0), ((0, 3), 1)])
+@pytest.mark.parametrize("shape,dim", [((3, 50), 1), ((3, 50), 0), ((2, 3, 4), 1), ((2, 1500), 1), ((), 0),
+                                       ((0, 3), 1)])
 def test_softmax(shape, dim):
     a = rand(*shape)
     check("SoftmaxBackward0", a, dim)
@@ -368,7 +369,8 @@ def test_clip_grad_norm_with_the_sum_of_squares_kernel(monkeypatch):
     grads = [rand(3, 5, requires_grad=False), rand(70000, seed=1, requires_grad=False),
              rand(4, 2, seed=2, requires_grad=False).T, rand(0, requires_grad=False)]
     generic = clip_grad.get_total_norm(grads)
-    monkeypatch.setitem(get_backend("cpu").overrides, clip_grad.sum_of_squares_kernel, TABLE["sum_of_squares_kernel"][1])
+    kernel = TABLE["sum_of_squares_kernel"][1]
+    monkeypatch.setitem(get_backend("cpu").overrides, clip_grad.sum_of_squares_kernel, kernel)
     fused = clip_grad.get_total_norm(grads)
     assert fused.dtype == generic.dtype == gputorch.float32 and fused.shape == ()
     np.testing.assert_allclose(fused.item(), generic.item(), rtol=1e-5)
