@@ -55,13 +55,30 @@ class _GradHook:
         return self
 
 
+class _ModulePaths:
+    """``{module: path}`` by identity, without keeping modules alive (a module's id can be reused
+    once it is gone, so each entry also holds a weak reference to check)."""
+
+    def __init__(self):
+        self._d = {}
+
+    def get(self, module, default=None):
+        entry = self._d.get(id(module))
+        if entry is None or entry[0]() is not module:
+            return default
+        return entry[1]
+
+    def __setitem__(self, module, path):
+        self._d[id(module)] = (weakref.ref(module), path)
+
+
 class Observer:
     """Keeps the tracker informed: phases, module stack, roles of storages, steps."""
 
     def __init__(self, tracker, model=None, optimizer=None, on_step_end=None, before_backward=None):
         self.tracker = tracker
         self.roots = []                                 # [(module, path prefix)]
-        self.paths = weakref.WeakKeyDictionary()        # module -> path
+        self.paths = _ModulePaths()                     # module -> path
         self.params = []                                # [(param, module path, full name)]
         self.param_info = {}                            # id(param) -> (module path, full name)
         self.buffers = []                               # [(module, attribute, module path, full name)]
@@ -75,6 +92,8 @@ class Observer:
         self.before_backward = before_backward
         self._depth = 0
         self._dirty = True
+        self._layout = None
+        self._state_records = set()
         self._handles = []
         self._grad_handles = {}                         # id(param) -> (param, handle)
         self._grad_hook = _GradHook(self)
@@ -124,9 +143,9 @@ class Observer:
         params, info, buffers = [], {}, []
         for root, prefix in self.roots:
             for name, m in root.named_modules():
-                if m not in paths:
-                    paths[m] = _join(prefix, name)
-                mpath = paths[m]
+                mpath = paths.get(m)
+                if mpath is None:
+                    mpath = paths[m] = _join(prefix, name)
                 for attr, p in m._parameters.items():
                     if p is not None and id(p) not in info:
                         full = _join(mpath, attr)
@@ -148,10 +167,9 @@ class Observer:
                 self._grad_handles[id(p)] = (p, p.register_post_accumulate_grad_hook(self._grad_hook))
 
     def _assign(self, rec, role, module, name, roles):
-        tr = self.tracker
-        if RANK[role] < RANK[rec.cat]:
-            tr.assign(rec, role)
-        if rec.cat == role:
+        if rec.cat is not role and RANK[role] < RANK[rec.cat]:
+            self.tracker.assign(rec, role)
+        if rec.cat is role:
             rec.module = module
             rec.param_name = name
         prev = roles.get(rec)
@@ -198,7 +216,24 @@ class Observer:
             if rec not in roles and rec.alive and rec.cat == role:
                 tr.reclass(rec, OTHER)
         self.roles = roles
+        self._layout = self._current_layout()
+        self._state_records = state_records
         return state_records
+
+    def _current_layout(self):
+        """Which arrays the parameters and buffers are on now (a cheap way to see a swap)."""
+        layout = [id(p._data) for p, _, _ in self.params]
+        layout += [id(m._buffers.get(a)) for m, a, _, _ in self.buffers]
+        return layout
+
+    def sync_if_changed(self):
+        """:meth:`sync` unless nothing it looks at can have changed since the last one (no new module
+        or optimizer, no parameter or buffer on a new array, no tensor made by the optimizer step
+        still alive); returns the optimizer-state records."""
+        if self._dirty or self._current_layout() != self._layout or \
+                any(rec.alive for rec in self.tracker.optimizer_created):
+            return self.sync()
+        return self._state_records
 
     def param_names(self):
         return {id(p): name for p, _, name in self.params}
@@ -245,20 +280,24 @@ class Observer:
         if g is None:
             return
         rec = self.tracker.storage(g)
-        if rec is None:
+        if rec is None or rec.cat is GRADIENTS:      # accumulated into an existing .grad
             return
         mpath, name = self.param_info.get(id(param), (None, "?"))
         self._assign(rec, GRADIENTS, mpath, name + ".grad", self.roles)
 
     def pre_forward(self, module, args):
         tr = self.tracker
-        path = self.paths.get(module)
-        if path is None:
+        entry = self.paths._d.get(id(module))     # (inlined _ModulePaths.get: runs for every module call)
+        if entry is not None and entry[0]() is module:
+            path = entry[1]
+        else:
             path = self._discover(module)
-        if not tr.calls and tr.phase != FORWARD and tr.phase != BACKWARD:
-            self.sync()
+        calls = tr.calls
+        if not calls and tr.phase is not FORWARD and tr.phase is not BACKWARD:
+            if self._dirty:          # (other changes are found after the optimizer step)
+                self.sync()
             tr.set_phase(FORWARD)
-        tr.calls.append(ModuleCall(path))
+        calls.append(ModuleCall(path))
 
     def post_forward(self, module, args, output):
         calls = self.tracker.calls
@@ -277,9 +316,8 @@ class Observer:
                 tr.set_phase(BACKWARD)
         else:
             self._depth -= 1
-            if self._depth == 0:
+            if self._depth == 0:      # gradients were classified as they were accumulated
                 tr.end_backward()
-                self.sync()
                 tr.set_phase(self._resting_phase())
 
     def _resting_phase(self):
@@ -297,7 +335,7 @@ class Observer:
 
     def post_step(self, opt, args, kwargs):
         tr = self.tracker
-        state_records = self.sync()
+        state_records = self.sync_if_changed()
         tr.end_optimizer_step(state_records)
         self.in_step = False
         tr.set_phase(self._resting_phase())

@@ -42,8 +42,32 @@ class LeakChecker:
     # ------------------------------------------------------------------ step boundary
     def end_of_step(self, step, params):
         """Step ``step`` (0-based) has just finished; ``params`` are the known parameters."""
-        self._check_graphs(step)
-        self._check_activations(step)
+        threshold = self._step_starts[-1]      # nodes older than this belong to earlier steps
+        start = self._step_starts[0]
+        tracker = self.tracker
+        visited, held, flagged = set(), [], self._flagged
+        # Storages still saved for backward: activations, unless backward has freed them.
+        saved = list({rec: None for rec in tracker.saved_records if rec.alive and rec.nsaved > 0})
+        tracker.saved_records = saved
+        for rec in saved:
+            if rec.cat == ACTIVATIONS and rec.saved_step < step and ("activations_held", rec.rid) not in flagged:
+                held.append(rec)
+        # Tensors made with grad mode on that are still alive: do their graphs reach older steps?
+        alive = []
+        for rec in tracker.grad_created:
+            t = rec.tensor_ref() if rec.alive else None
+            if t is None:
+                continue
+            alive.append(rec)
+            if t._grad_fn is None:
+                continue
+            old = _find_old_node(t._grad_fn, start, threshold, visited)
+            if old is not None and ("graph_kept_alive", rec.rid) not in flagged:
+                flagged.add(("graph_kept_alive", rec.rid))
+                self._report_graph(step, rec, t, old)
+        tracker.grad_created = alive
+        if held:
+            self._report_activations(step, held)
         self._step_starts.append(next_sequence_nr())
         self._grad_versions = {id(p): (id(p._grad), p._grad._vc[0]) for p in params if p._grad is not None}
 
@@ -58,37 +82,18 @@ class LeakChecker:
                 hi = mid
         return lo - 1
 
-    def _check_graphs(self, step):
-        threshold = self._step_starts[-1]      # nodes older than this belong to earlier steps
-        visited = set()
-        for rec in self.tracker.live_records():
-            ref = rec.tensor_ref
-            t = ref() if ref is not None else None
-            if t is None or t._grad_fn is None:
-                continue
-            old = _find_old_node(t._grad_fn, self._step_starts[0], threshold, visited)
-            if old is None:
-                continue
-            key = ("graph_kept_alive", rec.rid)
-            if key in self._flagged:
-                continue
-            self._flagged.add(key)
-            first = max(self._step_of(old._sequence_nr), 0)
-            shape = list(t.shape)
-            self.findings.append({
-                "kind": "graph_kept_alive", "step": step, "bytes": rec.nbytes, "module": rec.module,
-                "op": type(t._grad_fn).__name__, "shape": shape, "dtype": rec.dtype, "count": 1,
-                "message": (f"a tensor of shape {shape} ({rec.dtype}) made by {rec.op_name()} in "
-                            f"{_where(rec)} keeps the autograd graph of step {first} alive at the end of "
-                            f"step {step} (through {type(old).__name__}); accumulate with .item() or "
-                            ".detach() (e.g. total_loss += loss.item())")})
+    def _report_graph(self, step, rec, t, old):
+        first = max(self._step_of(old._sequence_nr), 0)
+        shape = list(t.shape)
+        self.findings.append({
+            "kind": "graph_kept_alive", "step": step, "bytes": rec.nbytes, "module": rec.module,
+            "op": type(t._grad_fn).__name__, "shape": shape, "dtype": rec.dtype, "count": 1,
+            "message": (f"a tensor of shape {shape} ({rec.dtype}) made by {rec.op_name()} in "
+                        f"{_where(rec)} keeps the autograd graph of step {first} alive at the end of "
+                        f"step {step} (through {type(old).__name__}); accumulate with .item() or "
+                        ".detach() (e.g. total_loss += loss.item())")})
 
-    def _check_activations(self, step):
-        held = [rec for rec in self.tracker.live_records()
-                if rec.cat == ACTIVATIONS and rec.saved_step is not None and rec.saved_step < step
-                and ("activations_held", rec.rid) not in self._flagged]
-        if not held:
-            return
+    def _report_activations(self, step, held):
         for rec in held:
             self._flagged.add(("activations_held", rec.rid))
         held.sort(key=lambda r: -r.nbytes)

@@ -149,8 +149,7 @@ class MemoryProfiler:
     def _flush(self):
         events = self.tracker.take_events()
         if events:
-            self.timeline.feed(events)
-            self.trace.extend(events)
+            self.timeline.feed(events, self.trace)
 
     def _snapshot_state(self):
         """What the report says about "now"."""

@@ -13,6 +13,7 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
                        running when it was made (``""`` is the model; ``"<no module>"``: made
                        outside every module, like the input batch or the loss)
 ``by_device``          ``{device: {category: bytes}}`` at the peak
+``current_by_module``, ``current_by_device``  the same now
 ``category_peaks``     ``{category: bytes}``: each category's own maximum over time
 ``largest``            the largest storages alive at the peak (dicts with module, op, shape, ...)
 ``checkpoint_savings`` ``{module path: bytes}``: how much lower the activation peak would be with each
@@ -51,7 +52,7 @@ class MemoryReport:
         self.steps = state["step"]
         self.duration = state["time"]
         self.category_peaks = dict(timeline.category_peaks)
-        self.timeline = list(timeline.samples)
+        self.timeline = timeline.sample_dicts()
         self.leaks = list(leaks)
         self.views = state["views"]
         peak_live = timeline.peak_live
@@ -62,6 +63,7 @@ class MemoryReport:
         self.checkpoint_savings_at_peak = dict(sorted(checkpoint_savings(peak_live).items()))
         now = state["live"]
         self.current_by_device = _group(now, lambda r: r.device)
+        self.current_by_module = _group(now, lambda r: NO_MODULE if r.module is None else r.module)
         self._tracker_devices = sorted({r.device for r, _ in now} | {r.device for r, _ in peak_live})
 
     # ------------------------------------------------------------------ derived views
@@ -85,6 +87,7 @@ class MemoryReport:
             "peak_bytes": self.peak_bytes, "peak": self.peak, "peak_phase": self.peak_phase,
             "peak_step": self.peak_step, "peak_time": self.peak_time, "current": self.current,
             "by_module": self.by_module, "by_device": self.by_device, "current_by_device": self.current_by_device,
+            "current_by_module": self.current_by_module,
             "category_peaks": self.category_peaks, "largest": self.largest,
             "checkpoint_savings": self.checkpoint_savings,
             "checkpoint_savings_at_peak": self.checkpoint_savings_at_peak, "leaks": self.leaks, "views": self.views,

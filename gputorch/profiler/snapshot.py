@@ -70,8 +70,7 @@ class _AddressSpace:
             del free[lo]
 
 
-def _device_indices(records):
-    names = {r.device for r in records}
+def _device_indices(names):
     cuda = sorted({int(n.split(":")[1]) for n in names if n.startswith("cuda:")})
     other = sorted(n for n in names if not n.startswith("cuda:"))
     first_other = (cuda[-1] + 1) if cuda else 0
@@ -81,88 +80,100 @@ def _device_indices(records):
     return index
 
 
-def _frames(rec, category):
-    module = "<no module>" if rec.module is None else (rec.module or "<model>")
-    name = rec.param_name or rec.op_name()
-    return [{"filename": module, "line": rec.step, "name": f"{name} [{category}]"},
-            {"filename": f"step {rec.step}", "line": rec.step, "name": rec.phase}]
+def _frames(info, category):
+    nbytes, device, module, label, step, phase = info
+    module = "<no module>" if module is None else (module or "<model>")
+    return [{"filename": module, "line": step, "name": f"{label} [{category}]"},
+            {"filename": f"step {step}", "line": step, "name": phase}]
 
 
-def build_snapshot(events, live):
-    """The snapshot dictionary from tracker events (oldest first) and the storages alive now."""
-    records = {ev[2] for ev in events if ev[0] in (ALLOC, FREE, RECLASS)} | set(live)
-    index = _device_indices(records)
+def build_snapshot(trace, live):
+    """The snapshot dictionary from the profiler's trace (plain tuples, oldest first, see
+    ``Timeline.feed``) and the storage records alive now."""
+    info = {}                                   # rid -> (nbytes, device, module, label, step, phase)
+    first_cat = {}                              # rid -> category when the window starts
+    for rec in live:
+        info[rec.rid] = (rec.nbytes, rec.device, rec.module, rec.label(), rec.step, rec.phase)
+    allocated = set()
+    for ev in trace:
+        if ev[0] == ALLOC:
+            info[ev[2]] = (ev[3], ev[4], ev[6], ev[7], ev[8], ev[9])
+            allocated.add(ev[2])
+            first_cat.setdefault(ev[2], ev[5])
+    last_cat = {rec.rid: rec.cat for rec in live}
+    index = _device_indices({v[1] for v in info.values()})
     n_devices = (max(index.values()) + 1) if index else 1
     spaces = {d: _AddressSpace((d + 1) << 36) for d in range(n_devices)}
     traces = [[] for _ in range(n_devices)]
-    where = {}       # record -> (device index, address, block size, category)
+    where = {}       # rid -> (device index, address, block size, category)
 
-    allocated_in_window = {ev[2] for ev in events if ev[0] == ALLOC}
-    for rec in sorted(records - allocated_in_window, key=lambda r: r.rid):   # alive before the window
-        d = index[rec.device]
-        size = _rounded(rec.nbytes)
-        where[rec] = (d, spaces[d].alloc(size), size, rec.cat0 if not rec.nreclass else rec.cat)
+    # Storages alive before the window (freed in it, or alive now) hold their blocks from the start.
+    before = {ev[2] for ev in trace if ev[0] != ALLOC and ev[2] not in allocated} | (set(last_cat) - allocated)
+    for rid in sorted(before):
+        if rid not in info:
+            continue
+        nbytes, device = info[rid][0], info[rid][1]
+        d = index[device]
+        size = _rounded(nbytes)
+        where[rid] = (d, spaces[d].alloc(size), size, last_cat.get(rid, "other"))
 
-    def entry(action, rec, d, addr, category, t):
-        return {"action": action, "addr": addr, "size": rec.nbytes, "stream": 0,
-                "frames": _frames(rec, category), "category": category, "time_us": int(t * 1e6),
+    def entry(action, rid, d, addr, category, t):
+        return {"action": action, "addr": addr, "size": info[rid][0], "stream": 0,
+                "frames": _frames(info[rid], category), "category": category, "time_us": int(t * 1e6),
                 "device": d}
 
-    for ev in events:
-        kind = ev[0]
+    for ev in trace:
+        kind, t, rid = ev[0], ev[1], ev[2]
         if kind == ALLOC:
-            rec = ev[2]
-            d = index[rec.device]
-            size = _rounded(rec.nbytes)
+            d = index[info[rid][1]]
+            size = _rounded(info[rid][0])
             addr = spaces[d].alloc(size)
-            where[rec] = (d, addr, size, rec.cat0)
-            traces[d].append(entry("alloc", rec, d, addr, rec.cat0, ev[1]))
+            where[rid] = (d, addr, size, ev[5])
+            traces[d].append(entry("alloc", rid, d, addr, ev[5], t))
         elif kind == FREE:
-            rec = ev[2]
-            placed = where.pop(rec, None)
+            placed = where.pop(rid, None)
             if placed is None:
                 continue
             d, addr, size, category = placed
-            traces[d].append(entry("free_requested", rec, d, addr, category, ev[1]))
-            traces[d].append(entry("free_completed", rec, d, addr, category, ev[1]))
+            traces[d].append(entry("free_requested", rid, d, addr, category, t))
+            traces[d].append(entry("free_completed", rid, d, addr, category, t))
             spaces[d].release(addr, size)
         elif kind == RECLASS:
-            rec = ev[2]
-            placed = where.get(rec)
+            placed = where.get(rid)
             if placed is None or placed[3] == ev[3]:
                 continue
             d, addr, size, category = placed
-            traces[d].append(entry("free_requested", rec, d, addr, category, ev[1]))
-            traces[d].append(entry("free_completed", rec, d, addr, category, ev[1]))
-            traces[d].append(entry("alloc", rec, d, addr, ev[3], ev[1]))
-            where[rec] = (d, addr, size, ev[3])
-    t_end = events[-1][1] if events else 0.0
-    for d, trace in enumerate(traces):
+            traces[d].append(entry("free_requested", rid, d, addr, category, t))
+            traces[d].append(entry("free_completed", rid, d, addr, category, t))
+            traces[d].append(entry("alloc", rid, d, addr, ev[3], t))
+            where[rid] = (d, addr, size, ev[3])
+    t_end = trace[-1][1] if trace else 0.0
+    for d, events in enumerate(traces):
         # PyTorch's viewer expects an "unknown" category among those it sees.
-        trace.append({"action": "snapshot", "addr": 0, "size": 0, "stream": 0, "frames": [],
-                      "category": "unknown", "time_us": int(t_end * 1e6), "device": d})
+        events.append({"action": "snapshot", "addr": 0, "size": 0, "stream": 0, "frames": [],
+                       "category": "unknown", "time_us": int(t_end * 1e6), "device": d})
 
     segments = []
     for d, space in spaces.items():
-        blocks_here = sorted((addr, size, rec, cat) for rec, (dd, addr, size, cat) in where.items() if dd == d)
+        blocks_here = sorted((addr, size, rid, cat) for rid, (dd, addr, size, cat) in where.items() if dd == d)
         total = max(_SEGMENT, (space.end - space.base + _SEGMENT - 1) // _SEGMENT * _SEGMENT)
-        blocks, cursor, allocated, requested = [], space.base, 0, 0
-        for addr, size, rec, cat in blocks_here:
+        blocks, cursor, allocated_bytes, requested = [], space.base, 0, 0
+        for addr, size, rid, cat in blocks_here:
             if addr > cursor:
                 blocks.append({"address": cursor, "size": addr - cursor, "requested_size": 0,
                                "state": "inactive", "frames": []})
-            blocks.append({"address": addr, "size": size, "requested_size": rec.nbytes,
-                           "state": "active_allocated", "frames": _frames(rec, cat)})
-            allocated += size
-            requested += rec.nbytes
+            blocks.append({"address": addr, "size": size, "requested_size": info[rid][0],
+                           "state": "active_allocated", "frames": _frames(info[rid], cat)})
+            allocated_bytes += size
+            requested += info[rid][0]
             cursor = addr + size
         end = space.base + total
         if cursor < end:
             blocks.append({"address": cursor, "size": end - cursor, "requested_size": 0, "state": "inactive",
                            "frames": []})
         segments.append({"device": d, "address": space.base, "total_size": total, "stream": 0,
-                         "segment_type": "large", "segment_pool_id": (0, 0), "allocated_size": allocated,
-                         "active_size": allocated, "requested_size": requested, "blocks": blocks})
+                         "segment_type": "large", "segment_pool_id": (0, 0), "allocated_size": allocated_bytes,
+                         "active_size": allocated_bytes, "requested_size": requested, "blocks": blocks})
     return {"segments": segments, "device_traces": traces,
             "allocator_settings": {"note": "gputorch memory profiler: tracked storages, synthetic addresses"}}
 

@@ -15,14 +15,17 @@ from .tracker import ALLOC, FREE, PHASE, RECLASS, STEP
 
 __all__ = ["Timeline"]
 
+_INDEX = {c: i for i, c in enumerate(CATEGORIES)}
+_ACT = _INDEX[ACTIVATIONS]
+
 
 class Timeline:
     """Samples over time and the peak, built from tracker events."""
 
     def __init__(self, max_samples=100_000):
         self.max_samples = max_samples
-        self.samples = []
-        self.totals = dict.fromkeys(CATEGORIES, 0)
+        self.samples = []            # (t, step, phase, (bytes per category, in CATEGORIES order))
+        self.totals = [0] * len(CATEGORIES)
         self.total = 0
         self.state = {}              # StorageRecord -> category, as replayed so far
         self.phase = OTHER_PHASE
@@ -36,25 +39,38 @@ class Timeline:
         self.category_peaks = dict.fromkeys(CATEGORIES, 0)
         self.activation_peak_live = []   # alive when the activations were at their highest
 
-    def feed(self, events):
-        """Replay a batch of events (in order)."""
-        totals, state, samples = self.totals, self.state, self.samples
-        cat_peaks = self.category_peaks
+    def feed(self, events, trace=None):
+        """Replay a batch of events (in order). With ``trace`` (a list or deque), also append each
+        allocation, free and category change to it as a plain tuple that keeps no record alive:
+        ``(ALLOC, t, rid, nbytes, device, category, module, label, step, phase)``, ``(FREE, t, rid)``,
+        ``(RECLASS, t, rid, category)`` (for the memory_viz snapshot)."""
+        tot, state, samples = self.totals, self.state, self.samples
+        keep = trace.append if trace is not None else None
+        peaks = [self.category_peaks[c] for c in CATEGORIES]
+        index = _INDEX
         undo = [None] * len(events)
         peak_at = act_at = -1
+        total, peak_total, phase, step = self.total, self.peak_total, self.phase, self.step
         coarse = len(samples) >= self.max_samples
-        for i, ev in enumerate(events):
+        limit = self.max_samples
+        i = -1
+        for ev in events:
+            i += 1
             kind = ev[0]
             if kind == ALLOC:
                 rec = ev[2]
                 cat = rec.cat0
                 state[rec] = cat
                 n = rec.nbytes
-                totals[cat] += n
-                self.total += n
-                if totals[cat] > cat_peaks[cat]:
-                    cat_peaks[cat] = totals[cat]
-                    if cat == ACTIVATIONS:
+                if keep is not None:
+                    keep((ALLOC, ev[1], rec.rid, n, rec.device, cat, rec.module,
+                          rec.param_name or rec.op or rec.fn or "-", rec.step, rec.phase))
+                c = index[cat]
+                v = tot[c] = tot[c] + n
+                total += n
+                if v > peaks[c]:
+                    peaks[c] = v
+                    if c == _ACT:
                         act_at = i
             elif kind == FREE:
                 rec = ev[2]
@@ -63,8 +79,10 @@ class Timeline:
                     continue
                 undo[i] = old
                 n = rec.nbytes
-                totals[old] -= n
-                self.total -= n
+                tot[index[old]] -= n
+                total -= n
+                if keep is not None:
+                    keep((FREE, ev[1], rec.rid))
             elif kind == RECLASS:
                 rec = ev[2]
                 old = state.get(rec)
@@ -74,34 +92,46 @@ class Timeline:
                 undo[i] = old
                 state[rec] = new
                 n = rec.nbytes
-                totals[old] -= n
-                totals[new] += n
-                if totals[new] > cat_peaks[new]:
-                    cat_peaks[new] = totals[new]
-                    if new == ACTIVATIONS:
+                if keep is not None:
+                    keep((RECLASS, ev[1], rec.rid, new))
+                tot[index[old]] -= n
+                c = index[new]
+                v = tot[c] = tot[c] + n
+                if v > peaks[c]:
+                    peaks[c] = v
+                    if c == _ACT:
                         act_at = i
             elif kind == PHASE:
-                self.phase = ev[2]
+                phase = ev[2]
             else:
-                self.step = ev[2]
-            is_peak = self.total > self.peak_total
-            if is_peak:
-                self.peak_total = self.total
-                self.peak_totals = dict(totals)
-                self.peak_phase = self.phase
-                self.peak_step = self.step
+                step = ev[2]
+            if total > peak_total:
+                peak_total = total
+                self.peak_totals = dict(zip(CATEGORIES, tot))
+                self.peak_phase = phase
+                self.peak_step = step
                 self.peak_t = ev[1]
                 peak_at = i
-            if not coarse or is_peak or kind == PHASE or kind == STEP:
-                sample = {"t": ev[1], "step": self.step, "phase": self.phase}
-                sample.update(totals)
-                samples.append(sample)
-                if not coarse and len(samples) >= self.max_samples:
-                    coarse = True
+                samples.append((ev[1], step, phase, tuple(tot)))
+            elif not coarse or kind == PHASE or kind == STEP:
+                samples.append((ev[1], step, phase, tuple(tot)))
+            if not coarse and len(samples) >= limit:
+                coarse = True
+        self.total, self.peak_total, self.phase, self.step = total, peak_total, phase, step
+        self.category_peaks = dict(zip(CATEGORIES, peaks))
         if peak_at >= 0:
             self.peak_live = self._state_after(events, undo, peak_at)
         if act_at >= 0:
             self.activation_peak_live = self._state_after(events, undo, act_at)
+
+    def sample_dicts(self):
+        """The samples as ``{"t", "step", "phase", <category>: bytes}`` dicts."""
+        out = []
+        for t, step, phase, values in self.samples:
+            d = {"t": t, "step": step, "phase": phase}
+            d.update(zip(CATEGORIES, values))
+            out.append(d)
+        return out
 
     def _state_after(self, events, undo, index):
         """The storages alive right after ``events[index]``: the current state with the later

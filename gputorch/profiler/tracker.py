@@ -24,6 +24,7 @@ import weakref
 from time import perf_counter
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from .categories import ACTIVATIONS, CATEGORIES, OPTIMIZER_STATE, OTHER, RANK, TEMPORARIES
 from .phases import BACKWARD, OPTIMIZER, OTHER_PHASE
 
@@ -55,8 +56,8 @@ def owner_of(array):
 
 
 def nbytes_of(owner):
-    """Logical bytes of an owner array: numel x itemsize."""
-    return int(owner.size) * owner.dtype.itemsize
+    """Logical bytes of an owner array: numel x itemsize (``nbytes`` of NumPy and CuPy arrays)."""
+    return owner.nbytes
 
 
 class ModuleCall:
@@ -69,11 +70,30 @@ class ModuleCall:
 
 
 class StorageRecord:
-    """What the tracker knows about one storage."""
+    """What the tracker knows about one storage.
 
-    __slots__ = ("rid", "key", "nbytes", "device", "shape", "dtype", "cat", "cat0", "nreclass", "module",
-                 "op", "fn", "step", "phase", "t", "call", "tensor_ref", "owner_ref", "alive", "nsaved",
-                 "savers", "saved_step", "param_name", "__weakref__")
+    Set for every storage: ``rid`` (a serial number), ``key`` (id of the owner array), ``nbytes``,
+    ``device`` (a string), ``shape`` (the owner's), ``dtype`` (its name), ``cat`` (category now),
+    ``cat0`` (category at creation, as the timeline replays it), ``step``, ``phase`` and ``t``
+    (when it was made), ``alive``. The rest keep the class defaults below unless they apply.
+    """
+
+    nreclass = 0          # category changes since creation
+    module = None         # module path: where it was made, or its parameter's module
+    call = None           # the ModuleCall running when it was made (until it is freed)
+    op = None             # grad_fn name of the op that made it (found lazily)
+    fn = None             # the function that made it
+    tensor_ref = None     # weak reference to the first tensor on it
+    owner_ref = None      # weak reference to the owner array, while tracked
+    nsaved = 0            # SavedTensors holding it
+    savers = None         # module paths of the ops that saved it (a tuple)
+    saved_step = None     # the step it was last saved in
+    param_name = None     # "fc1.weight", "fc1.weight.grad", "fc1.weight:exp_avg" for roles
+    _dt = None
+
+    @property
+    def dtype(self):
+        return str(self._dt).rsplit(".", 1)[-1]
 
     def op_name(self):
         """The op that made this storage: its tensor's grad_fn name when it had one, else the
@@ -91,6 +111,10 @@ class StorageRecord:
         shape = "x".join(str(s) for s in self.shape) or "scalar"
         where = self.param_name or (self.module if self.module is not None else "<no module>")
         return f"{shape} {self.dtype} ({self.nbytes} B, {self.cat}) from {self.op_name()} in '{where}'"
+
+    def label(self):
+        """What to call it in a trace: its role's name ("fc1.weight:exp_avg") or the op that made it."""
+        return self.param_name or self.op_name()
 
     def as_dict(self, category=None):
         return {"id": self.rid, "bytes": self.nbytes, "category": category or self.cat, "device": self.device,
@@ -127,10 +151,13 @@ class StorageTracker:
         self.current = dict.fromkeys(CATEGORIES, 0)
         self.events = []
         self.phase = OTHER_PHASE
+        self._new_category = OTHER  # the category of a storage made now (by phase)
         self.step = 0
         self.calls = []             # running module forwards, innermost last
         self.backward_created = []  # storages made by backward passes, to settle at the end
         self.optimizer_created = []  # storages made by an optimizer step, to settle after it
+        self.grad_created = []      # storages made with grad mode on (may carry a graph): leak check
+        self.saved_records = []     # storages saved for backward (a record may repeat): leak check
         self._saved_refs = set()
         self._next_rid = 0
         self.t0 = perf_counter()
@@ -141,14 +168,14 @@ class StorageTracker:
 
     # ------------------------------------------------------------------ registry
     def _device_info(self, device):
-        info = self._device_ok.get(device)
+        info = self._device_ok.get(id(device))    # devices are interned: identity is cheap to hash
         if info is None:
             name = str(device)
             if self._devices is None:   # every device that has memory: meta tensors use none
                 ok = device.type != "meta"
             else:
                 ok = name in self._devices or device.type in self._devices
-            info = self._device_ok[device] = (ok, name)
+            info = self._device_ok[id(device)] = (ok, name, device)
         return info
 
     def storage(self, tensor):
@@ -165,61 +192,55 @@ class StorageTracker:
         """The tensor-creation hook: register the storage of a new tensor if it is new."""
         data = tensor._data
         owner = data if data.base is None else self.owner_of(data)
-        if id(owner) in self.live:
-            if tensor.__class__ is not Tensor:
-                self.on_subclass(tensor, self.live[id(owner)])
-            return
-        rec = self._register(owner, tensor)
-        if rec is not None:
-            rec.fn = _creator_name()
-            if tensor.__class__ is not Tensor:
-                self.on_subclass(tensor, rec)
+        rec = self.live.get(id(owner))
+        if rec is None:
+            rec = self._register(owner, tensor)
+            if rec is None:
+                return
+            if self.phase is not BACKWARD:     # (backward: the engine's own plumbing)
+                rec.fn = _creator_name()
+        if tensor.__class__ is not Tensor:
+            self.on_subclass(tensor, rec)
 
     def on_subclass(self, tensor, rec):
         """A tensor of a subclass was made (``nn.Parameter``): set by the profiler."""
 
     def _register(self, owner, tensor, category=None):
-        ok, device = self._device_info(tensor._device)
+        ok, device, _ = self._device_info(tensor._device)
         if not ok:
             return None
         rec = StorageRecord()
         self._next_rid += 1
         rec.rid = self._next_rid
-        rec.key = id(owner)
-        rec.nbytes = self.nbytes_of(owner)
+        rec.key = key = id(owner)
+        rec.nbytes = n = self.nbytes_of(owner)
         rec.device = device
-        rec.shape = tuple(owner.shape)
-        rec.dtype = str(tensor._dtype).rsplit(".", 1)[-1]
+        rec.shape = owner.shape
+        rec._dt = tensor._dtype
         phase = self.phase
         if category is None:
-            category = OTHER if phase != BACKWARD and phase != OPTIMIZER else \
-                TEMPORARIES if phase == BACKWARD else OPTIMIZER_STATE
+            category = self._new_category
         rec.cat = rec.cat0 = category
-        rec.nreclass = 0
         calls = self.calls
-        call = calls[-1] if calls else None
-        rec.call = call
-        rec.module = call.path if call is not None else None
-        rec.op = None
-        rec.fn = None
+        if calls:
+            call = rec.call = calls[-1]
+            rec.module = call.path
         rec.step = self.step
         rec.phase = phase
         rec.t = t = perf_counter() - self.t0
-        rec.tensor_ref = weakref.ref(tensor)
+        if _GRAD_ENABLED[0]:            # only then can it get a grad_fn (op name, leak check)
+            rec.tensor_ref = weakref.ref(tensor)
+            self.grad_created.append(rec)
         ref = _OwnerRef(owner, self._freed_cb)
         ref.rec = rec
         rec.owner_ref = ref
         rec.alive = True
-        rec.nsaved = 0
-        rec.savers = None
-        rec.saved_step = None
-        rec.param_name = None
-        self.live[rec.key] = rec
-        self.current[category] += rec.nbytes
+        self.live[key] = rec
+        self.current[category] += n
         self.events.append((ALLOC, t, rec))
-        if phase == BACKWARD:
+        if phase is BACKWARD:
             self.backward_created.append(rec)
-        elif phase == OPTIMIZER:
+        elif phase is OPTIMIZER:
             self.optimizer_created.append(rec)
         return rec
 
@@ -309,12 +330,15 @@ class StorageTracker:
                 continue
             rec.nsaved += 1
             rec.saved_step = self.step
-            if rec.savers is None:
-                rec.savers = {saver}
-            else:
-                rec.savers.add(saver)
+            savers = rec.savers
+            if savers is None:
+                rec.savers = (saver,)
+            elif saver not in savers:
+                rec.savers = savers + (saver,)
             if rec.op is None and t._grad_fn is not None:
                 rec.op = type(t._grad_fn).__name__
+            if rec.nsaved == 1:
+                self.saved_records.append(rec)
             old = rec.cat
             if RANK[old] > RANK[ACTIVATIONS]:
                 if rec.rid == self._next_rid and rec.nreclass == 0 and rec.t >= self.fed_until:
@@ -340,6 +364,8 @@ class StorageTracker:
     def set_phase(self, phase):
         if phase != self.phase:
             self.phase = phase
+            self._new_category = TEMPORARIES if phase is BACKWARD else \
+                OPTIMIZER_STATE if phase is OPTIMIZER else OTHER
             self.events.append((PHASE, perf_counter() - self.t0, phase))
 
     def set_step(self, step):
