@@ -24,7 +24,7 @@ class Timeline:
 
     def __init__(self, max_samples=100_000):
         self.max_samples = max_samples
-        self.samples = []            # (t, step, phase, (bytes per category, in CATEGORIES order))
+        self.samples = []            # (t, step, phase, bytes per category in CATEGORIES order...)
         self.totals = [0] * len(CATEGORIES)
         self.total = 0
         self.state = {}              # StorageRecord -> category, as replayed so far
@@ -112,9 +112,9 @@ class Timeline:
                 self.peak_step = step
                 self.peak_t = ev[1]
                 peak_at = i
-                samples.append((ev[1], step, phase, tuple(tot)))
+                samples.append((ev[1], step, phase, *tot))
             elif not coarse or kind == PHASE or kind == STEP:
-                samples.append((ev[1], step, phase, tuple(tot)))
+                samples.append((ev[1], step, phase, *tot))
             if not coarse and len(samples) >= limit:
                 coarse = True
         self.total, self.peak_total, self.phase, self.step = total, peak_total, phase, step
@@ -126,12 +126,8 @@ class Timeline:
 
     def sample_dicts(self):
         """The samples as ``{"t", "step", "phase", <category>: bytes}`` dicts."""
-        out = []
-        for t, step, phase, values in self.samples:
-            d = {"t": t, "step": step, "phase": phase}
-            d.update(zip(CATEGORIES, values))
-            out.append(d)
-        return out
+        keys = ("t", "step", "phase") + CATEGORIES
+        return [dict(zip(keys, row)) for row in self.samples]
 
     def _state_after(self, events, undo, index):
         """The storages alive right after ``events[index]``: the current state with the later

@@ -146,7 +146,7 @@ class StorageTracker:
         self.owner_of = owner_of
         self.nbytes_of = nbytes_of
         self._devices = None if devices is None else {str(d) for d in devices}
-        self._device_ok = {}        # device object -> (tracked?, name)
+        self._device_ok = {}        # id(device) -> (tracked?, name, device)
         self.live = {}              # id(owner array) -> StorageRecord
         self.current = dict.fromkeys(CATEGORIES, 0)
         self.events = []
