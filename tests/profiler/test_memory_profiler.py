@@ -258,22 +258,23 @@ def test_core_does_not_import_the_profiler():
 
 # ---------------------------------------------------------------- checkpointing
 class _Net(nn.Module):
-    def __init__(self, hidden, use_checkpoint):
+    def __init__(self, hidden, use_checkpoint, reentrant=False):
         super().__init__()
         self.inp = nn.Linear(16, hidden)
         self.block = nn.Sequential(nn.Linear(hidden, hidden), nn.Tanh(), nn.Linear(hidden, hidden))
         self.head = nn.Linear(hidden, 4)
         self.use_checkpoint = use_checkpoint
+        self.reentrant = reentrant
 
     def forward(self, x):
         h = self.inp(x)
-        h = checkpoint(self.block, h, use_reentrant=False) if self.use_checkpoint else self.block(h)
+        h = checkpoint(self.block, h, use_reentrant=self.reentrant) if self.use_checkpoint else self.block(h)
         return self.head(h)
 
 
-def _activation_run(device, use_checkpoint, batch_size, hidden):
+def _activation_run(device, use_checkpoint, batch_size, hidden, reentrant=False):
     gputorch.manual_seed(0)
-    net = _Net(hidden, use_checkpoint).to(device)
+    net = _Net(hidden, use_checkpoint, reentrant).to(device)
     x = gputorch.randn(batch_size, 16, device=device)
     with MemoryProfiler(model=net) as prof:
         loss = net(x).square().mean()
@@ -282,10 +283,11 @@ def _activation_run(device, use_checkpoint, batch_size, hidden):
     return prof.report(), at_end_of_forward, [p.grad for p in net.parameters()]
 
 
-def test_checkpointing_a_block_lowers_the_activation_peak(device):
+@pytest.mark.parametrize("reentrant", [False, True])
+def test_checkpointing_a_block_lowers_the_activation_peak(device, reentrant):
     B, H = 8, 24
     plain, plain_fwd, plain_grads = _activation_run(device, False, B, H)
-    ckpt, ckpt_fwd, ckpt_grads = _activation_run(device, True, B, H)
+    ckpt, ckpt_fwd, ckpt_grads = _activation_run(device, True, B, H, reentrant)
     # Inside the block only tanh's output (saved by tanh and by the block's second Linear) is
     # held for ops of the block alone; the block's input and output are saved by ops outside it.
     expected = B * H * 4
