@@ -80,11 +80,11 @@ _hooks = []            # what is installed while watchers exist
 
 
 def watch_peaks():
-    """A new :class:`PeakWatcher`, updated while it is watched (see :func:`unwatch_peaks`)."""
+    """A new :class:`PeakWatcher`, updated while it is watched (see :func:`unwatch_peaks`). No GPU
+    is touched here (making a device current can create its CUDA context): a GPU's peak starts at
+    its usage when first sampled."""
+    _require()
     watcher = PeakWatcher()
-    backend = _require()
-    for index in range(backend.device_count()):
-        watcher.reset(index, *_usage(index))
     _watchers.append(watcher)
     if not _hooks:
         _install()
@@ -214,7 +214,12 @@ def empty_cache():
     if not backend.is_available():
         return
     xp = backend.xp
-    for index in range(backend.device_count()):
+    # The current GPU and those gputorch has put tensors on (making another GPU current could
+    # create a CUDA context there).
+    used = {backend.current_index()}
+    used |= {d.index for d in set(Device._interned.values())
+             if d.type == "cuda" and d.index is not None and d._backend is not None}
+    for index in sorted(used):
         with xp.cuda.Device(index):
             xp.get_default_memory_pool().free_all_blocks()
 

@@ -110,3 +110,17 @@ def test_allocator_and_tracked_views_agree_up_to_rounding():
     text = str(report)
     assert "three views" in text and "rounded up to a multiple of 512 B" in text and "cached" in text
     assert view["device"] is None or "total" in view["device"]      # NVML: not on the simulated device
+
+
+@pytest.mark.skipif(gputorch.cuda.device_count() < 2, reason="needs two (real or simulated) GPUs")
+def test_per_device_counters_and_empty_cache_on_every_used_gpu():
+    cuda = gputorch.cuda
+    gc.collect()
+    before0, before1 = cuda.memory_allocated(0), cuda.memory_allocated(1)
+    a = gputorch.empty(1024, device="cuda:1")                 # 4096 B on GPU 1 only
+    assert cuda.memory_allocated(1) - before1 == 4096
+    assert cuda.memory_allocated(0) == before0
+    del a
+    assert cuda.memory_reserved(1) >= cuda.memory_allocated(1) + 4096
+    cuda.empty_cache()
+    assert cuda.memory_reserved(1) == cuda.memory_allocated(1) == before1
