@@ -135,7 +135,11 @@ const D = __DATA__;
     const span = (x1 - x0) || 1;
     const idx = []; for (let i = 0; i < S.length; i++) { const x = xval(i); if (x >= x0 && x <= x1) idx.push(i); }
     let ymax = 1;
-    for (const i of idx) { let s = 0; cats.forEach((c, k) => { if (!hidden[c]) s += S[i][3 + k]; }); ymax = Math.max(ymax, s); }
+    for (const i of idx) {
+      let s = 0;
+      cats.forEach((c, k) => { if (!hidden[c]) s += S[i][3 + k]; });
+      ymax = Math.max(ymax, s);
+    }
     const px = x => L + (x - x0) / span * (W - L - R), py = y => T + (1 - y / ymax) * (H - T - B);
     for (let g = 0; g <= 4; g++) {
       const y = ymax * g / 4;
@@ -170,7 +174,8 @@ const D = __DATA__;
     el('text', {x: W - R, y: H - 13, 'text-anchor': 'end', 'font-size': 11}).textContent =
       (xmode === 'time' ? 'seconds ' + x0.toFixed(4) + ' .. ' + x1.toFixed(4) : 'events ' + x0 + ' .. ' + x1) +
       '   (dashed: step boundary)';
-    if (D.peak.bytes > 0 && xmode === 'time' && D.peak.t >= x0 && D.peak.t <= x1 && !Object.keys(hidden).some(k => hidden[k]))
+    const allShown = !Object.keys(hidden).some(k => hidden[k]);
+    if (D.peak.bytes > 0 && xmode === 'time' && D.peak.t >= x0 && D.peak.t <= x1 && allShown)
       el('circle', {cx: px(D.peak.t), cy: py(D.peak.bytes), r: 4, fill: 'none', stroke: '#000'});
     const cursor = el('line', {x1: 0, x2: 0, y1: T, y2: H - B, stroke: '#000', visibility: 'hidden'});
     const brush = el('rect', {x: 0, y: T, width: 0, height: H - T - B, fill: '#000', 'fill-opacity': 0.1});
@@ -185,14 +190,23 @@ const D = __DATA__;
     }
     overlay.addEventListener('mousemove', evt => {
       const [i, mx] = nearest(evt);
-      cursor.setAttribute('x1', px(xval(i))); cursor.setAttribute('x2', px(xval(i))); cursor.setAttribute('visibility', 'visible');
+      cursor.setAttribute('x1', px(xval(i)));
+      cursor.setAttribute('x2', px(xval(i)));
+      cursor.setAttribute('visibility', 'visible');
       let total = 0, lines = [];
       cats.forEach((c, k) => { total += S[i][3 + k]; if (S[i][3 + k]) lines.push(c + ': ' + fmt(S[i][3 + k])); });
-      tip.textContent = 't = ' + S[i][0].toFixed(5) + ' s, step ' + S[i][1] + ', ' + S[i][2] + '\ntotal: ' + fmt(total) + '\n' + lines.join('\n');
+      tip.textContent = 't = ' + S[i][0].toFixed(5) + ' s, step ' + S[i][1] + ', ' + S[i][2] +
+        '\ntotal: ' + fmt(total) + '\n' + lines.join('\n');
       tip.style.display = 'block'; tip.style.left = (evt.pageX + 14) + 'px'; tip.style.top = (evt.pageY + 10) + 'px';
-      if (drag !== null) { brush.setAttribute('x', Math.min(drag[0], mx)); brush.setAttribute('width', Math.abs(mx - drag[0])); }
+      if (drag !== null) {
+        brush.setAttribute('x', Math.min(drag[0], mx));
+        brush.setAttribute('width', Math.abs(mx - drag[0]));
+      }
     });
-    overlay.addEventListener('mouseleave', () => { tip.style.display = 'none'; cursor.setAttribute('visibility', 'hidden'); });
+    overlay.addEventListener('mouseleave', () => {
+      tip.style.display = 'none';
+      cursor.setAttribute('visibility', 'hidden');
+    });
     overlay.addEventListener('mousedown', evt => { const [, mx, xv] = nearest(evt); drag = [mx, xv]; });
     overlay.addEventListener('mouseup', evt => {
       if (drag === null) return; const [, mx, xv] = nearest(evt);
