@@ -104,15 +104,25 @@ installed_only = pytest.mark.skipif(os.environ.get("GPUTORCH_TEST_INSTALLED") !=
                                     reason="set GPUTORCH_TEST_INSTALLED=1 to check a non-editable install")
 
 
+def _installed_distribution():
+    """gputorch's metadata in site-packages; not a ``gputorch.egg-info`` that a build left in the
+    source tree (the repository root is first on sys.path, so plain lookups find that one first)."""
+    import sysconfig
+    site = sysconfig.get_paths()["purelib"]
+    found = list(importlib.metadata.distributions(name="gputorch", path=[site]))
+    assert found, f"gputorch is not installed in {site}"
+    return found[0]
+
+
 def _installed_files():
-    files = importlib.metadata.files("gputorch")
-    assert files, "gputorch is not installed (no RECORD)"
+    files = _installed_distribution().files
+    assert files, "gputorch is installed without a RECORD"
     return {f.as_posix() for f in files}
 
 
 @installed_only
 def test_installed_version_matches_source():
-    assert importlib.metadata.version("gputorch") == gputorch.__version__
+    assert _installed_distribution().version == gputorch.__version__
 
 
 @installed_only
