@@ -2,20 +2,23 @@
 
 Commands:
   quickstart   train a small MLP and move it between devices (the default)
+  demo         train the MNIST-1D CNN under the memory profiler, optionally swapping devices
 
 Each command takes ``--device auto|cpu|cuda|cuda:N``; ``auto`` picks CUDA when a
 GPU is usable and the CPU otherwise. A device that is not valid, or not present,
 is reported in one line on stderr (exit status 2 for a malformed device, 1 for a
-missing GPU); there is no traceback for either.
+missing GPU); there is no traceback for either, nor for the other options' bad values.
 """
 import argparse
+import os
 import sys
 
 PROG = "gputorch"
 
 
-class DeviceError(Exception):
-    """A --device value that cannot be used; ``code`` is the exit status."""
+class CommandError(Exception):
+    """An option that cannot be used (a bad or absent device, an impossible value, a missing
+    package); reported as one line on stderr, ``code`` is the exit status."""
 
     def __init__(self, message, code):
         super().__init__(message)
@@ -23,7 +26,7 @@ class DeviceError(Exception):
 
 
 def resolve_device(spec):
-    """The ``gputorch.device`` for a --device value, or DeviceError saying why it cannot be used."""
+    """The ``gputorch.device`` for a --device value, or CommandError saying why it cannot be used."""
     import gputorch
 
     spec = spec.strip()
@@ -32,16 +35,16 @@ def resolve_device(spec):
     try:
         dev = gputorch.device(spec)
     except (RuntimeError, ValueError, TypeError):
-        raise DeviceError(f"invalid device '{spec}': expected auto, cpu, cuda or cuda:N (N = 0, 1, ...)", 2) \
+        raise CommandError(f"invalid device '{spec}': expected auto, cpu, cuda or cuda:N (N = 0, 1, ...)", 2) \
             from None
     if dev.type == "cuda":
         if not gputorch.cuda.is_available():
             from gputorch.backends import get_backend
             reason = get_backend("cuda").reason_unavailable or "no CUDA device is visible"
-            raise DeviceError(f"--device {spec}: CUDA is not available ({reason}); run with --device cpu", 1)
+            raise CommandError(f"--device {spec}: CUDA is not available ({reason}); run with --device cpu", 1)
         count = gputorch.cuda.device_count()
         if dev.index is not None and dev.index >= count:
-            raise DeviceError(
+            raise CommandError(
                 f"--device {spec}: no such GPU, {count} CUDA device{'s are' if count != 1 else ' is'} visible "
                 f"(cuda:0 to cuda:{count - 1}); run with --device cuda:0 or --device cpu", 1)
     return dev
@@ -53,11 +56,56 @@ def _run_quickstart(args, device):
     return 0
 
 
-# One entry per command: name -> (help text, handler(args, device) -> exit status).
-# A new command (e.g. "demo") adds an entry here and, if it needs options, a few
-# lines in _build_parser.
+def _demo_options(parser):
+    parser.add_argument("--epochs", type=int, default=None, metavar="N",
+                        help="passes over the 4000 training sequences (default 150 = the authors' 6000 steps)")
+    parser.add_argument("--swap-device", nargs="?", const="other", default=None, metavar="DEVICE",
+                        help="move the model and optimizer to DEVICE half-way (default: the other of cpu/cuda)")
+    parser.add_argument("--out", default="gputorch-demo", metavar="DIR",
+                        help="folder for memory_report.html and .json (default ./gputorch-demo)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-progress", action="store_true", help="no tqdm progress bars")
+
+
+def _swap_target(spec, device):
+    """The device ``--swap-device spec`` moves to from ``device``, or CommandError (exit 2) saying why not."""
+    import gputorch
+    if spec == "other":
+        if device.type == "cuda":
+            return gputorch.device("cpu")
+        if not gputorch.cuda.is_available():
+            raise CommandError("--swap-device: no second device to move to, CUDA is not available here "
+                              "(GPUTORCH_SIMULATE_CUDA=1 simulates a GPU, about 10x slower than the CPU; "
+                              "try it with --epochs 4)", 2)
+        return gputorch.device("cuda")
+    target = resolve_device(spec)
+    if target == device or (target.type == device.type == "cuda" and (target.index or 0) == (device.index or 0)):
+        raise CommandError(f"--swap-device {spec}: the model already trains on {device}; "
+                          "name another device", 2)
+    return target
+
+
+def _run_demo(args, device):
+    from .examples.mnist1d import DatasetUnavailable
+    if args.epochs is not None and args.epochs < 2:
+        raise CommandError(f"--epochs must be at least 2, got {args.epochs}", 2)
+    swap_to = None if args.swap_device is None else _swap_target(args.swap_device, device)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise CommandError(f"--out {args.out}: exists and is not a folder", 2)
+    from .examples import demo
+    try:
+        demo.run(device, epochs=args.epochs or demo.EPOCHS, swap_to=swap_to, out_dir=args.out, seed=args.seed,
+                 progress=False if args.no_progress else None)
+    except DatasetUnavailable as e:
+        raise CommandError(str(e), 1) from None
+    return 0
+
+
+# One entry per command: name -> (help text, handler(args, device) -> exit status, add_options(parser) or None).
 COMMANDS = {
-    "quickstart": ("train a small MLP on a toy data set and move it between devices", _run_quickstart),
+    "quickstart": ("train a small MLP on a toy data set and move it between devices", _run_quickstart, None),
+    "demo": ("train the MNIST-1D CNN (optionally swapping devices) and report its memory", _run_demo,
+             _demo_options),
 }
 DEFAULT_COMMAND = "quickstart"
 
@@ -75,8 +123,10 @@ def _build_parser():
     _add_device_option(parser, "auto")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND",
                                 help=f"what to run (default: {DEFAULT_COMMAND})")
-    for name, (help_text, _) in COMMANDS.items():
+    for name, (help_text, _, add_options) in COMMANDS.items():
         cmd = sub.add_parser(name, help=help_text, description=help_text)
+        if add_options is not None:
+            add_options(cmd)
         # SUPPRESS: a --device given before the command is kept unless repeated after it.
         _add_device_option(cmd, argparse.SUPPRESS)
     return parser
@@ -87,12 +137,10 @@ def main(argv=None):
     args = _build_parser().parse_args(argv)
     command = args.command or DEFAULT_COMMAND
     try:
-        device = resolve_device(args.device)
-    except DeviceError as e:
+        return COMMANDS[command][1](args, resolve_device(args.device))
+    except CommandError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return e.code
-    handler = COMMANDS[command][1]
-    return handler(args, device)
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ class MemoryReport:
     def save_json(self, path):
         """Write :meth:`to_dict` as JSON."""
         with open(path, "w") as f:
-            json.dump(self.to_dict(), f, indent=1)
+            json.dump(self.to_dict(), f, separators=(",", ":"))
         return path
 
     def save_html(self, path):
