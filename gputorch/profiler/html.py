@@ -128,18 +128,31 @@ const D = __DATA__;
     (parent || svg).appendChild(e); return e;
   }
   function xval(i) { return xmode === 'time' ? S[i][0] : i; }
+  function total(i) { let s = 0; cats.forEach((c, k) => { if (!hidden[c]) s += S[i][3 + k]; }); return s; }
+  // More samples than pixel columns: keep, per column, the sample with the largest shown total,
+  // so that every peak stays visible (zooming in shows all samples again).
+  function thin(idx, x0, span) {
+    const cols = W - L - R;
+    if (idx.length <= 2 * cols) return idx;
+    const kept = []; let column = -1, best = -1, bestTotal = -1;
+    for (const i of idx) {
+      const c = Math.floor((xval(i) - x0) / span * cols), t = total(i);
+      if (c !== column) { if (best >= 0) kept.push(best); column = c; best = i; bestTotal = t; }
+      else if (t > bestTotal) { best = i; bestTotal = t; }
+    }
+    if (best >= 0) kept.push(best);
+    return kept;
+  }
   function draw() {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     if (!S.length) { el('text', {x: L, y: 40}).textContent = 'no samples'; return; }
     const x0 = view ? view[0] : xval(0), x1 = view ? view[1] : xval(S.length - 1);
     const span = (x1 - x0) || 1;
-    const idx = []; for (let i = 0; i < S.length; i++) { const x = xval(i); if (x >= x0 && x <= x1) idx.push(i); }
+    let idx = []; for (let i = 0; i < S.length; i++) { const x = xval(i); if (x >= x0 && x <= x1) idx.push(i); }
+    const steps = idx.length ? S[idx[idx.length - 1]][1] - S[idx[0]][1] : 0;  // boundaries shown
+    idx = thin(idx, x0, span);
     let ymax = 1;
-    for (const i of idx) {
-      let s = 0;
-      cats.forEach((c, k) => { if (!hidden[c]) s += S[i][3 + k]; });
-      ymax = Math.max(ymax, s);
-    }
+    for (const i of idx) ymax = Math.max(ymax, total(i));
     const px = x => L + (x - x0) / span * (W - L - R), py = y => T + (1 - y / ymax) * (H - T - B);
     for (let g = 0; g <= 4; g++) {
       const y = ymax * g / 4;
@@ -161,10 +174,11 @@ const D = __DATA__;
     });
     // phases band and step lines
     const yb = H - B + 8;
+    const stepLines = steps <= (W - L - R) / 6;   // denser lines would hide the data
     for (let j = 0; j < idx.length; j++) {
       const i = idx[j], xa = px(xval(i)), xb = j + 1 < idx.length ? px(xval(idx[j + 1])) : W - R;
       el('rect', {x: xa, y: yb, width: Math.max(xb - xa, 0.5), height: BAND, fill: D.phaseColors[S[i][2]] || '#ccc'});
-      if (j > 0 && S[i][1] !== S[idx[j - 1]][1])
+      if (stepLines && j > 0 && S[i][1] !== S[idx[j - 1]][1])
         el('line', {x1: xa, x2: xa, y1: T, y2: yb + BAND, stroke: '#555', 'stroke-dasharray': '3,3'});
     }
     let lx = L; for (const p in D.phaseColors) {
@@ -173,7 +187,7 @@ const D = __DATA__;
     }
     el('text', {x: W - R, y: H - 13, 'text-anchor': 'end', 'font-size': 11}).textContent =
       (xmode === 'time' ? 'seconds ' + x0.toFixed(4) + ' .. ' + x1.toFixed(4) : 'events ' + x0 + ' .. ' + x1) +
-      '   (dashed: step boundary)';
+      (stepLines ? '   (dashed: step boundary)' : '   (' + steps + ' steps: zoom in to see their boundaries)');
     const allShown = !Object.keys(hidden).some(k => hidden[k]);
     if (D.peak.bytes > 0 && xmode === 'time' && D.peak.t >= x0 && D.peak.t <= x1 && allShown)
       el('circle', {cx: px(D.peak.t), cy: py(D.peak.bytes), r: 4, fill: 'none', stroke: '#000'});
