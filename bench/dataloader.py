@@ -66,15 +66,15 @@ def run(device="cpu", quick=False):
     for workers in WORKERS:
         row = {"benchmark": f"DataLoader, {workers} workers", "device": "cpu"}
         for name, fw in frameworks():
-            epoch = loader_epoch(fw, workers)
-            try:
-                with warnings.catch_warnings():  # "more workers than CPUs": intended here
-                    warnings.simplefilter("ignore", UserWarning)
+            with warnings.catch_warnings():  # "more workers than CPUs": intended here
+                warnings.simplefilter("ignore", UserWarning)
+                epoch = loader_epoch(fw, workers)
+                try:
                     row[name] = measure(epoch, **timing)
-            except Exception as e:  # report it, keep going
-                row[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
-            finally:
-                del epoch.loader  # persistent workers end with their loader
+                except Exception as e:  # report it, keep going
+                    row[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
+                finally:
+                    del epoch.loader  # persistent workers end with their loader
         g, t = row.get("gputorch", {}), row.get("torch", {})
         if "median_us" in g and "median_us" in t:
             row["ratio"] = g["median_us"] / t["median_us"]
