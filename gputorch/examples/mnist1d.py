@@ -87,8 +87,8 @@ class CNN(nn.Module):
         self.conv1 = nn.Conv1d(1, channels, 5, stride=2, padding=1)
         self.conv2 = nn.Conv1d(channels, channels, 3, stride=2, padding=1)
         self.conv3 = nn.Conv1d(channels, channels, 3, stride=2, padding=1)
-        for _ in range(3):
-            length = (length + 2 - (5 if _ == 0 else 3)) // 2 + 1
+        for kernel in (5, 3, 3):  # stride 2, padding 1: 40 -> 19 -> 10 -> 5
+            length = (length + 2 - kernel) // 2 + 1
         self.linear = nn.Linear(channels * length, classes)
 
     def forward(self, x):
