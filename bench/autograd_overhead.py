@@ -9,14 +9,13 @@ like with like on the same machine at the same moment.
 Run alone: ``python bench/autograd_overhead.py [--device cpu|cuda] [--quick]``, or with
 every other benchmark through ``python bench/run_all.py``.
 """
-import argparse
 import os
 import sys
 
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import format_table, limit_threads, run_cases  # noqa: E402
+from timing import format_table, run_alone, run_cases  # noqa: E402
 
 TITLE = "Autograd overhead (microseconds per step, median of repeats)"
 
@@ -127,15 +126,7 @@ def run(device="cpu", quick=False):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=TITLE)
-    parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
-    parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
-    args = parser.parse_args(argv)
-    limit_threads(args.threads)
-    print(TITLE)
-    print(format_table(run(args.device, args.quick)))
+    run_alone(TITLE, run, format_table, argv)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ per-round ratios.
 Run alone: ``python bench/cnn_step.py [--device cpu|cuda] [--quick] [--threads N]``, or through
 ``python bench/run_all.py``.
 """
-import argparse
 import gc
 import os
 import statistics
@@ -29,7 +28,7 @@ import time
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import _usable, framework_sync, frameworks, limit_threads  # noqa: E402
+from timing import _usable, framework_sync, frameworks, run_alone  # noqa: E402
 
 TITLE = "CNN training step, batch 64, float32 (microseconds per step, median of repeats)"
 
@@ -194,15 +193,7 @@ def format_table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=TITLE)
-    parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
-    parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
-    args = parser.parse_args(argv)
-    limit_threads(args.threads)
-    print(TITLE)
-    print(format_table(run(args.device, args.quick)))
+    run_alone(TITLE, run, format_table, argv)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ start-up is not timed); with 2 CPUs, 4 workers oversubscribe the machine.
 
 Run alone: ``python bench/dataloader.py [--quick]``.
 """
-import argparse
 import os
 import sys
 import warnings
@@ -17,7 +16,8 @@ import warnings
 if __package__ in (None, ""):
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import frameworks, limit_threads, measure  # noqa: E402
+import timing  # noqa: E402
+from timing import add_ratio, error_result, frameworks, measure, run_alone  # noqa: E402
 
 TITLE = "DataLoader throughput, 4096 28x28 images with a per-sample crop + normalise, batch 64 (samples/s)"
 ITEMS = 4096
@@ -72,43 +72,21 @@ def run(device="cpu", quick=False):
                 try:
                     row[name] = measure(epoch, **timing)
                 except Exception as e:  # report it, keep going
-                    row[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
+                    row[name] = error_result(e)
                 finally:
                     del epoch.loader  # persistent workers end with their loader
-        g, t = row.get("gputorch", {}), row.get("torch", {})
-        if "median_us" in g and "median_us" in t:
-            row["ratio"] = g["median_us"] / t["median_us"]
-        rows.append(row)
+        rows.append(add_ratio(row))
     return rows
 
 
 def format_table(rows):
-    """Markdown: samples per second (from the median epoch time) and the time ratio."""
-    def cell(result):
-        if result is None:
-            return "n/a"
-        if "error" in result:
-            return f"error ({result['error']})"
-        return f"{ITEMS / (result['median_us'] / 1e6):,.0f}"
-
-    lines = ["| benchmark | device | gputorch (samples/s) | torch (samples/s) | gputorch/torch (time) |",
-             "| --- | --- | ---: | ---: | ---: |"]
-    for r in rows:
-        ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "n/a"
-        lines.append(f"| {r['benchmark']} | {r['device']} | {cell(r.get('gputorch'))} | {cell(r.get('torch'))} "
-                     f"| {ratio} |")
-    return "\n".join(lines)
+    """Markdown: samples per second (from the median epoch time) and the epoch-time ratio."""
+    return timing.format_table(rows, unit="samples/s", value=lambda r: f"{ITEMS / (r['median_us'] / 1e6):,.0f}",
+                               ratio="gputorch/torch (time)")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=TITLE)
-    parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
-    args = parser.parse_args(argv)
-    limit_threads(args.threads)
-    print(TITLE)
-    print(format_table(run(quick=args.quick)))
+    run_alone(TITLE, run, format_table, argv)
 
 
 if __name__ == "__main__":

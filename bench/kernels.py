@@ -16,7 +16,6 @@ On a GPU (``--device cuda`` with the real CuPy; not the simulated device):
 
 Run alone: ``python bench/kernels.py [--device cuda] [--quick]``, or through ``bench/run_all.py``.
 """
-import argparse
 import math
 import os
 import sys
@@ -24,7 +23,7 @@ import sys
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync, limit_threads, measure  # noqa: E402
+from timing import framework_sync, measure, run_alone  # noqa: E402
 
 TITLE = "CUDA kernels: compile time and resources (any machine); bandwidth and time vs PyTorch (GPU)"
 
@@ -255,13 +254,7 @@ def format_table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=TITLE)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args(argv)
-    limit_threads(args.threads)
-    print(format_table(run(args.device, args.quick)))
+    run_alone(TITLE, run, format_table, argv)
 
 
 if __name__ == "__main__":

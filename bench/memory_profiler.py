@@ -11,7 +11,6 @@ gputorch only (PyTorch has no equivalent to compare with). Run alone:
 ``python bench/memory_profiler.py [--device cpu|cuda] [--quick] [--threads N]``, or through
 ``python bench/run_all.py``.
 """
-import argparse
 import gc
 import os
 import statistics
@@ -21,7 +20,7 @@ import time
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync, limit_threads  # noqa: E402
+from timing import framework_sync, run_alone  # noqa: E402
 
 TITLE = "Memory profiler overhead (microseconds per training step, gputorch, profiler off vs on)"
 
@@ -160,15 +159,7 @@ def format_table(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=TITLE)
-    parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
-    parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads for NumPy's BLAS (default 1; 0 = the library default)")
-    args = parser.parse_args(argv)
-    limit_threads(args.threads)
-    print(f"## {TITLE}\n")
-    print(format_table(run(device=args.device, quick=args.quick)))
+    run_alone(TITLE, run, format_table, argv)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import statistics
 import sys
 import time
 
-__all__ = ["measure", "framework_sync", "limit_threads"]
+__all__ = ["measure", "framework_sync", "limit_threads", "run_alone"]
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
@@ -112,27 +112,55 @@ def run_cases(cases, device="cpu", quick=False):
                 step = builder(fw, device, **kwargs)
                 row[fw_name] = measure(step, sync=framework_sync(fw, device), **timing)
             except Exception as e:  # an op not written yet, or a bug: report it, keep going
-                row[fw_name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:120] if str(e) else ''}"}
-        g, t = row.get("gputorch", {}), row.get("torch", {})
-        if "median_us" in g and "median_us" in t:
-            row["ratio"] = g["median_us"] / t["median_us"]
-        rows.append(row)
+                row[fw_name] = error_result(e)
+        rows.append(add_ratio(row))
     return rows
 
 
-def format_table(rows):
-    """Markdown table: benchmark | gputorch | torch | gputorch/torch."""
+def error_result(exc):
+    """The result entry of a case that raised ``exc`` (reported in the table, the run goes on)."""
+    return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"}
+
+
+def add_ratio(row):
+    """``row`` with ``"ratio"``: gputorch's median time over torch's, when both were measured."""
+    g, t = row.get("gputorch", {}), row.get("torch", {})
+    if "median_us" in g and "median_us" in t:
+        row["ratio"] = g["median_us"] / t["median_us"]
+    return row
+
+
+def format_table(rows, unit="us", value=lambda result: f"{result['median_us']:.1f}", ratio="gputorch/torch"):
+    """Markdown table: benchmark | device | gputorch (unit) | torch (unit) | ratio column.
+
+    ``value(result)`` formats a measured result (default: the median in microseconds).
+    """
     def cell(result):
         if result is None:
             return "n/a"
         if "error" in result:
             return f"error ({result['error']})"
-        return f"{result['median_us']:.1f}"
+        return value(result)
 
-    lines = ["| benchmark | device | gputorch (us) | torch (us) | gputorch/torch |",
+    lines = [f"| benchmark | device | gputorch ({unit}) | torch ({unit}) | {ratio} |",
              "| --- | --- | ---: | ---: | ---: |"]
     for r in rows:
-        ratio = f"{r['ratio']:.2f}x" if "ratio" in r else "n/a"
+        shown = f"{r['ratio']:.2f}x" if "ratio" in r else "n/a"
         lines.append(f"| {r['benchmark']} | {r['device']} | {cell(r.get('gputorch'))} | "
-                     f"{cell(r.get('torch'))} | {ratio} |")
+                     f"{cell(r.get('torch'))} | {shown} |")
     return "\n".join(lines)
+
+
+def run_alone(title, run, format_table, argv=None):
+    """The command line of one benchmark module run alone (``python bench/NAME.py``):
+    ``--device``, ``--quick`` and ``--threads`` as in run_all.py; prints the module's table."""
+    import argparse
+    parser = argparse.ArgumentParser(description=title)
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda or cuda:N")
+    parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
+    args = parser.parse_args(argv)
+    limit_threads(args.threads)
+    print(f"## {title}\n")
+    print(format_table(run(device=args.device, quick=args.quick)))
