@@ -104,7 +104,7 @@ def test_every_override_is_found():
                 "MaxPool2DWithIndicesBackwardBackward0", "AvgPool2DBackward0", "AvgPool2DBackwardBackward0",
                 "EmbeddingDenseBackward0", "sgd_update", "adam_update", "philox_dropout", "GeluBackwardBackward0",
                 "SiluBackwardBackward0", "SoftmaxBackwardDataBackward0", "LogSoftmaxBackwardDataBackward0",
-                "sum_of_squares_kernel", "norm_backward_kernel", "cross_entropy_grad_kernel"}
+                "sum_of_squares_kernel", "norm_backward_kernel", "cross_entropy_grad_kernel", "LinearBackward0"}
     assert expected <= set(TABLE)
 
 
@@ -121,6 +121,25 @@ def test_activations(dtype):
     check("SigmoidBackwardBackward0", g, y)
     check("ThresholdBackwardBackward0", g, rand(4, 37, dtype=dtype, seed=3), 0)
     check("ThresholdBackwardBackward0", g, rand(4, 37, dtype=dtype, seed=3), 0.25)
+
+
+@pytest.mark.parametrize("dtype", [gputorch.float32, gputorch.float16, gputorch.float64])
+@pytest.mark.parametrize("x_shape", [(4, 37), (2, 3, 37), (37,), (0, 37)])
+def test_linear_adds_the_bias_with_the_kernel(dtype, x_shape):
+    x, w, b = rand(*x_shape, dtype=dtype), rand(5, 37, dtype=dtype, seed=1), rand(5, dtype=dtype, seed=2)
+    out = check("LinearBackward0", x, w, b)
+    expected = x._data.astype(np.float64) @ w._data.T.astype(np.float64) + b._data
+    np.testing.assert_allclose(out.astype(np.float64), expected, rtol=5e-3 if dtype == gputorch.float16 else 1e-5,
+                               atol=5e-2 if dtype == gputorch.float16 else 1e-5)
+
+
+def test_linear_falls_back_without_a_1d_bias_or_with_mixed_dtypes():
+    cls, kernel = TABLE["LinearBackward0"]
+    x, w = rand(4, 6), rand(3, 6, seed=1)
+    assert kernel.kernel(_ctx(cls, (x, w), True), x, w) is NotImplemented
+    assert kernel.kernel(_ctx(cls, (x, w, x), True), x, w, rand(4, 3, seed=2)) is NotImplemented
+    assert kernel.kernel(_ctx(cls, (x, w, x), True), x, w, rand(3, dtype=gputorch.float64)) is NotImplemented
+    check("LinearBackward0", x, w)  # the fallback keeps the contract
 
 
 def test_activations_fall_back_for_integer_inputs():

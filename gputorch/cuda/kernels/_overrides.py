@@ -145,6 +145,21 @@ kernel_forward(_ACT_BACKWARD, "GeluBackwardBackward0")(
 kernel_forward(_ACT_BACKWARD, "SiluBackwardBackward0")(_input_grad(lambda: "silu"))
 
 
+# ================================================================ linear
+@kernel_forward("gputorch.nn.functional.linear", "LinearBackward0")
+def linear_forward(ctx, x, w, b=None):
+    """``x @ w.T`` through the array module (cuBLAS), then the bias added in place by the
+    bias + activation kernel with the identity activation: every ``nn.Linear`` with a bias."""
+    if b is None or b._data.ndim != 1 or w._data.ndim != 2 or not _same_dtype(x._data, w._data, b._data):
+        return NotImplemented
+    fused = activations.bias_activation(xp_of(x), x._data @ w._data.T, b._data, "identity")
+    if fused is None:
+        return NotImplemented
+    ctx.bias_shape = b._data.shape
+    ctx.save_for_backward(x, w)
+    return fused[0]
+
+
 # ================================================================ softmax
 def _softmax(log):
     def forward(ctx, a, dim):
