@@ -92,6 +92,10 @@ def _run_demo(args, device):
     swap_to = None if args.swap_device is None else _swap_target(args.swap_device, device)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise CommandError(f"--out {args.out}: exists and is not a folder", 2)
+    try:  # before training, not after it
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as e:
+        raise CommandError(f"--out {args.out}: cannot create the folder ({e.strerror or e})", 2) from None
     from .examples import demo
     try:
         demo.run(device, epochs=args.epochs or demo.EPOCHS, swap_to=swap_to, out_dir=args.out, seed=args.seed,

@@ -95,6 +95,14 @@ def test_cli_demo_out_must_be_a_folder(tmp_path, capsys):
     assert "exists and is not a folder" in capsys.readouterr().err
 
 
+def test_cli_demo_out_that_cannot_be_created(tmp_path, capsys):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    assert main(["demo", "--device", "cpu", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot create the folder" in err[0]
+
+
 def test_cli_demo_epochs_must_be_a_number():
     r = run_cli("demo", "--epochs", "many")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "invalid int value: 'many'" in r.stderr
