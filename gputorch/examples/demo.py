@@ -39,6 +39,7 @@ def _progress(iterable, desc, enabled):
 
 
 def _optimizer_state_devices(optimizer):
+    """The sorted devices of the optimizer's state tensors (0-d step counters left out)."""
     return sorted({str(v.device) for state in optimizer.state.values() for v in state.values()
                    if isinstance(v, torch.Tensor) and v.dim() > 0})
 
