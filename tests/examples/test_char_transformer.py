@@ -57,6 +57,18 @@ def test_checkpointing_same_losses_lower_activation_peak(device):
     assert "peak activations" in lines[2] and lines[-1].startswith("final loss")
 
 
+def test_checkpointing_replays_dropout_masks(device):
+    data = ct.CharData(TEXT)
+    settings = dict(SMALL, steps=5, dropout=0.3)
+    off = ct.train(data, device, checkpoint=False, **settings)
+    on = ct.train(data, device, checkpoint=True, **settings)
+    plain = ct.train(data, device, checkpoint=False, **dict(settings, dropout=0.0))
+    # dropout really acts (the losses differ from the dropout-free run) ...
+    assert max(abs(a - b) for a, b in zip(off["losses"], plain["losses"])) > 1e-3
+    # ... and the recomputation draws the same masks as the first forward pass
+    np.testing.assert_allclose(on["losses"], off["losses"], rtol=1e-5)
+
+
 def test_generate_continues_the_prompt():
     out = ct.train(ct.CharData(TEXT), "cpu", **SMALL)
     text = ct.generate(out["model"], ct.CharData(TEXT), "the ", length=20)
@@ -82,6 +94,7 @@ def test_cli_runs_and_compares(tmp_path, capsys):
     (["--text", "/no/such/file.txt"], 1, "--text /no/such/file.txt: No such file"),
     (["--steps", "0"], 2, "--steps must be positive"),
     (["--d-model", "6"], 2, "multiple of the 4 attention heads"),
+    (["--dropout", "1"], 2, "--dropout must be in [0, 1)"),
     (["--device", "gpu"], 2, "invalid device 'gpu'"),
 ])
 def test_cli_bad_input(args, code, message, capsys):
