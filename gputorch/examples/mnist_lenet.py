@@ -20,6 +20,7 @@ import struct
 import sys
 import time
 import urllib.request
+import zlib
 
 import numpy as np
 
@@ -39,11 +40,15 @@ _IDX_TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0
 def read_idx(path):
     """The array stored in an IDX file (gzipped when the name ends in ``.gz``), in native byte order.
 
-    Raises ValueError naming the file when the header or the size is wrong.
+    Raises ValueError naming the file when the header or the size is wrong, or the gzip stream is
+    damaged.
     """
     opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as f:
-        raw = f.read()
+    try:
+        with opener(path, "rb") as f:
+            raw = f.read()
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise ValueError(f"{path}: not a valid gzip file ({e})") from None
     if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES or raw[3] == 0:
         raise ValueError(f"{path}: not an IDX file (bad magic number {raw[:4].hex() or 'empty'})")
     dtype, ndim = np.dtype(_IDX_TYPES[raw[2]]), raw[3]

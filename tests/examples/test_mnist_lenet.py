@@ -8,7 +8,7 @@ import pytest
 
 import gputorch
 from gputorch.examples import mnist_lenet as ml
-from gputorch.utils.data import DataLoader
+from gputorch.utils.data import DataLoader, Subset
 
 
 def write_idx(path, array, code=0x08):
@@ -60,6 +60,13 @@ def test_read_idx_rejects_malformed_files(tmp_path):
     (tmp_path / "short").write_bytes((tmp_path / "short").read_bytes()[:-3])
     with pytest.raises(ValueError, match=r"short: IDX header says shape \(4, 4\) \(16 bytes"):
         ml.read_idx(tmp_path / "short")
+    (tmp_path / "page.gz").write_bytes(b"<html>Not Found</html>")  # what a failed mirror might serve
+    with pytest.raises(ValueError, match="page.gz: not a valid gzip file"):
+        ml.read_idx(tmp_path / "page.gz")
+    write_idx(tmp_path / "cut.gz", np.zeros((50, 50), np.uint8))
+    (tmp_path / "cut.gz").write_bytes((tmp_path / "cut.gz").read_bytes()[:-12])
+    with pytest.raises(ValueError, match="cut.gz: not a valid gzip file"):
+        ml.read_idx(tmp_path / "cut.gz")
 
 
 def test_to_tensor_and_normalize_match_numpy():
@@ -107,8 +114,9 @@ def test_training_with_workers_learns(mnist_dir, device):
     transform = ml.Compose([ml.ToTensor(), ml.Normalize([ml.MEAN], [ml.STD])])
     train_set = ml.MNIST(str(mnist_dir), "train", transform)
     test_set = ml.MNIST(str(mnist_dir), "test", transform)
-    lines = []
-    _, accuracies = ml.train(train_set, test_set, device, epochs=2, workers=2, log=lines.append)
+    lines = []  # 600 images twice at lr 3e-3: enough here, and short under the simulated GPU
+    _, accuracies = ml.train(Subset(train_set, range(600)), test_set, device, epochs=2, lr=3e-3, workers=2,
+                             log=lines.append)
     assert accuracies[-1] >= 0.95, accuracies
     assert lines[0].startswith("epoch 1: loss") and len(lines) == 2
 
@@ -134,3 +142,34 @@ def test_download_failure_is_one_line(tmp_path, capsys, monkeypatch):
     assert ml.main(["--data", str(tmp_path), "--download"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --download: could not download train-images-idx3-ubyte.gz")
+
+
+def test_adam_steps_match_pytorch_with_the_same_weights(device):
+    torch = pytest.importorskip("torch")
+    model = ml.lenet5()
+    tn = torch.nn
+    ref = tn.Sequential(tn.Conv2d(1, 6, 5, padding=2), tn.ReLU(), tn.MaxPool2d(2), tn.Conv2d(6, 16, 5), tn.ReLU(),
+                        tn.MaxPool2d(2), tn.Flatten(), tn.Linear(400, 120), tn.ReLU(), tn.Linear(120, 84), tn.ReLU(),
+                        tn.Linear(84, 10))
+    ref.load_state_dict({k: torch.tensor(v.numpy()) for k, v in model.state_dict().items()})
+    model = model.to(device)
+    images, labels = synthetic_digits(32, 2)
+    transform = ml.Compose([ml.ToTensor(), ml.Normalize([ml.MEAN], [ml.STD])])
+    x = np.stack([transform(image).numpy() for image in images])
+    ours_opt = gputorch.optim.Adam(model.parameters(), lr=1e-3)
+    ref_opt = torch.optim.Adam(ref.parameters(), lr=1e-3)
+    ours_losses, ref_losses = [], []
+    for _ in range(4):
+        loss = gputorch.nn.functional.cross_entropy(model(gputorch.tensor(x, device=device)),
+                                                    gputorch.tensor(labels.astype(np.int64), device=device))
+        ours_opt.zero_grad()
+        loss.backward()
+        ours_opt.step()
+        ours_losses.append(loss.item())
+        loss = torch.nn.functional.cross_entropy(ref(torch.tensor(x)), torch.tensor(labels.astype(np.int64)))
+        ref_opt.zero_grad()
+        loss.backward()
+        ref_opt.step()
+        ref_losses.append(loss.item())
+    assert ref_losses[-1] < ref_losses[0] - 0.05  # the steps do move the loss
+    np.testing.assert_allclose(ours_losses, ref_losses, rtol=1e-4)
