@@ -129,19 +129,28 @@ const D = __DATA__;
   }
   function xval(i) { return xmode === 'time' ? S[i][0] : i; }
   function total(i) { let s = 0; cats.forEach((c, k) => { if (!hidden[c]) s += S[i][3 + k]; }); return s; }
-  // More samples than pixel columns: keep, per column, the sample with the largest shown total,
-  // so that every peak stays visible (zooming in shows all samples again).
-  function thin(idx, x0, span) {
-    const cols = W - L - R;
-    if (idx.length <= 2 * cols) return idx;
-    const kept = []; let column = -1, best = -1, bestTotal = -1;
-    for (const i of idx) {
-      const c = Math.floor((xval(i) - x0) / span * cols), t = total(i);
-      if (c !== column) { if (best >= 0) kept.push(best); column = c; best = i; bestTotal = t; }
-      else if (t > bestTotal) { best = i; bestTotal = t; }
+  // Samples grouped by pixel column. In each column the sample with the largest shown total fills
+  // the column, so a spike shorter than a pixel (a temporary that lives a few microseconds) stays
+  // visible and reaches the peak the y axis is scaled to; the column's last sample then holds until
+  // the next column that has samples. Returns the kept sample indices and the pixel x where each
+  // starts, with one more x where the last one ends.
+  function columns(idx, x0, span) {
+    const n = W - L - R, kept = [], xs = [];
+    const col = i => Math.min(Math.max(Math.floor((xval(i) - x0) / span * n), 0), n - 1);
+    let j = 0, c = 0;
+    while (j < idx.length) {
+      c = col(idx[j]);
+      let best = idx[j], bestTotal = total(best), last = best;
+      for (j++; j < idx.length && col(idx[j]) === c; j++) {
+        last = idx[j];
+        const t = total(last);
+        if (t > bestTotal) { best = last; bestTotal = t; }
+      }
+      kept.push(best); xs.push(L + c);
+      if (last !== best) { kept.push(last); xs.push(L + c + 1); }
     }
-    if (best >= 0) kept.push(best);
-    return kept;
+    xs.push(kept.length ? Math.max(L + c + 1, xs[xs.length - 1]) : L);
+    return [kept, xs];
   }
   function draw() {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -150,7 +159,7 @@ const D = __DATA__;
     const span = (x1 - x0) || 1;
     let idx = []; for (let i = 0; i < S.length; i++) { const x = xval(i); if (x >= x0 && x <= x1) idx.push(i); }
     const steps = idx.length ? S[idx[idx.length - 1]][1] - S[idx[0]][1] : 0;  // boundaries shown
-    idx = thin(idx, x0, span);
+    let xs; [idx, xs] = columns(idx, x0, span);
     let ymax = 1;
     for (const i of idx) ymax = Math.max(ymax, total(i));
     const px = x => L + (x - x0) / span * (W - L - R), py = y => T + (1 - y / ymax) * (H - T - B);
@@ -164,7 +173,7 @@ const D = __DATA__;
       if (hidden[c]) return;
       const top = [], bot = [];
       idx.forEach((i, j) => {     // values hold until the next event: a step-shaped area
-        const xa = px(xval(i)), xb = j + 1 < idx.length ? px(xval(idx[j + 1])) : xa;
+        const xa = xs[j], xb = xs[j + 1];
         const b = base[j], t = b + S[i][3 + k];
         top.push(xa + ',' + py(t), xb + ',' + py(t));
         bot.push(xa + ',' + py(b), xb + ',' + py(b));
@@ -176,7 +185,7 @@ const D = __DATA__;
     const yb = H - B + 8;
     const stepLines = steps <= (W - L - R) / 6;   // denser lines would hide the data
     for (let j = 0; j < idx.length; j++) {
-      const i = idx[j], xa = px(xval(i)), xb = j + 1 < idx.length ? px(xval(idx[j + 1])) : W - R;
+      const i = idx[j], xa = xs[j], xb = j + 1 < idx.length ? xs[j + 1] : W - R;
       el('rect', {x: xa, y: yb, width: Math.max(xb - xa, 0.5), height: BAND, fill: D.phaseColors[S[i][2]] || '#ccc'});
       if (stepLines && j > 0 && S[i][1] !== S[idx[j - 1]][1])
         el('line', {x1: xa, x2: xa, y1: T, y2: yb + BAND, stroke: '#555', 'stroke-dasharray': '3,3'});
