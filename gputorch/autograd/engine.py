@@ -194,7 +194,7 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     prev_mode = _GRAD_ENABLED[0]
     _GRAD_ENABLED[0] = bool(create_graph)
     check_nan = anomaly_mode.ENABLED[0] and anomaly_mode.CHECK_NAN[0]
-    heappop, heappush = heapq.heappop, heapq.heappush
+    heappop = heapq.heappop
     if RUN_HOOKS:
         for hook in RUN_HOOKS:
             hook(True)
@@ -204,64 +204,88 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
             grad_outputs = buffers.pop(node, None)
             if grad_outputs is None:
                 grad_outputs = [None] * node._num_outputs
-            if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
-                grad_outputs = _call_tensor_hooks(node, grad_outputs)
-
-            if type(node) is AccumulateGrad:
-                g = grad_outputs[0]
-                if g is not None and node.variable._hooks:
-                    g = _call_leaf_hooks(node.variable, g)  # before capture: autograd.grad sees them too
-                if captures is not None and node in captures:
-                    for cap in captures[node]:
-                        results[cap.index] = g
-                if accumulate and (needed is None or node in needed):
-                    grad_inputs = None  # the previous node's tuple may still reference ``g``
-                    owned = (g is not None and not create_graph
-                             and sys.getrefcount(g) == 2 + (grad_outputs[0] is g) and _owns_array(g))
-                    _accumulate(node.variable, g, create_graph, owned)
-                continue
-
-            if captures is not None and node in captures:
-                for cap in captures[node]:
-                    results[cap.index] = grad_outputs[cap.output_nr]
-
-            grad_inputs = None
-            if needed is None or node in needed:
-                for g in grad_outputs:
-                    if g is not None:
-                        if node._output_meta is None and node._post_hooks is None and not check_nan \
-                                and node._trace is None:
-                            grad_inputs = node.apply(grad_outputs)
-                        else:
-                            grad_inputs = _call_node(node, grad_outputs, check_nan)
-                        break
-            if not retain_graph:
-                node._release_saved()
-
-            i = -1
-            n_grads = 0 if grad_inputs is None else len(grad_inputs)
-            for nxt, nr in node.next_functions:
-                i += 1
-                if nxt is None:
-                    continue
-                if i < n_grads:
-                    g = grad_inputs[i]
-                    if g is not None:
-                        buf = buffers.get(nxt)
-                        if buf is None:
-                            buf = buffers[nxt] = [None] * nxt._num_outputs
-                        prev = buf[nr]
-                        buf[nr] = g if prev is None else prev + g
-                remaining = deps[nxt] - 1
-                deps[nxt] = remaining
-                if remaining == 0:
-                    heappush(ready, (-nxt._sequence_nr, nxt))
+            # The node's hooks, backward and accumulation run with its gradients' device current
+            # (a GPU other than the current one needs it; the CPU has no device context).
+            dev_ctx = _device_context(grad_outputs)
+            if dev_ctx is not None:
+                dev_ctx.__enter__()
+            try:
+                _run_node(node, grad_outputs, captures, results, accumulate, needed, create_graph,
+                          retain_graph, check_nan, buffers, deps, ready)
+            finally:
+                if dev_ctx is not None:
+                    dev_ctx.__exit__(None, None, None)
     finally:
         _GRAD_ENABLED[0] = prev_mode
         if RUN_HOOKS:
             for hook in RUN_HOOKS:
                 hook(False)
     return results
+
+
+def _device_context(grad_outputs):
+    """The device context of the first gradient (None on the CPU or with no gradient)."""
+    for g in grad_outputs:
+        if g is not None:
+            return g._device._ctx
+    return None
+
+
+def _run_node(node, grad_outputs, captures, results, accumulate, needed, create_graph, retain_graph,
+              check_nan, buffers, deps, ready):
+    """One step of :func:`run`: call ``node``'s hooks and backward (or accumulate a leaf's
+    gradient), add its input gradients to the buffers and push the nodes that became ready."""
+    if node._tensor_pre_hooks or node._retain_grad_hooks or node._pre_hooks:
+        grad_outputs = _call_tensor_hooks(node, grad_outputs)
+
+    if type(node) is AccumulateGrad:
+        g = grad_outputs[0]
+        if g is not None and node.variable._hooks:
+            g = _call_leaf_hooks(node.variable, g)  # before capture: autograd.grad sees them too
+        if captures is not None and node in captures:
+            for cap in captures[node]:
+                results[cap.index] = g
+        if accumulate and (needed is None or node in needed):
+            owned = (g is not None and not create_graph
+                     and sys.getrefcount(g) == 2 + (grad_outputs[0] is g) and _owns_array(g))
+            _accumulate(node.variable, g, create_graph, owned)
+        return
+
+    if captures is not None and node in captures:
+        for cap in captures[node]:
+            results[cap.index] = grad_outputs[cap.output_nr]
+
+    grad_inputs = None
+    if needed is None or node in needed:
+        for g in grad_outputs:
+            if g is not None:
+                if node._output_meta is None and node._post_hooks is None and not check_nan \
+                        and node._trace is None:
+                    grad_inputs = node.apply(grad_outputs)
+                else:
+                    grad_inputs = _call_node(node, grad_outputs, check_nan)
+                break
+    if not retain_graph:
+        node._release_saved()
+
+    i = -1
+    n_grads = 0 if grad_inputs is None else len(grad_inputs)
+    for nxt, nr in node.next_functions:
+        i += 1
+        if nxt is None:
+            continue
+        if i < n_grads:
+            g = grad_inputs[i]
+            if g is not None:
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
+                prev = buf[nr]
+                buf[nr] = g if prev is None else prev + g
+        remaining = deps[nxt] - 1
+        deps[nxt] = remaining
+        if remaining == 0:
+            heapq.heappush(ready, (-nxt._sequence_nr, nxt))
 
 
 def _nodes_leading_to(captures, seen, roots):

@@ -246,7 +246,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     host, dt, fresh = _host_data(data, dtype)
     arr = dev.backend.asarray(host, dt.np, dev) if host.dtype != dt.np or dev.type != "cpu" \
         or not isinstance(host, np.ndarray) else host
-    if not fresh and (arr is host or (isinstance(arr, np.ndarray) and np.may_share_memory(arr, host))):
+    if not fresh and (arr is host or (type(arr) is np.ndarray and np.may_share_memory(arr, host))):
         arr = _on_device(dev, lambda xp, a: xp.array(a, copy=True, order="C"), arr)
     elif not arr.flags.c_contiguous:
         arr = _on_device(dev, lambda xp, a: xp.ascontiguousarray(a), arr)
