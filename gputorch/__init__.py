@@ -25,6 +25,7 @@ from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
 from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402

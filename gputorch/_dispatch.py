@@ -12,6 +12,8 @@ arrays) and ``backward(ctx, *grads)`` returning one gradient per tensor argument
 import traceback
 
 from . import _dtype
+from ._broadcast import broadcast_error
+from .backends.meta_mixing import REAL_AS_META
 from ._tensor import Tensor, _grad_edge
 from .autograd import anomaly_mode, grad_mode, saved_hooks
 from .autograd.node import SavedTensor, move_retain_grad, next_sequence_nr
@@ -22,6 +24,8 @@ _BY_NP = _dtype._BY_NP
 
 
 _NO_EDGE = (None, 0)
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                   "memory location. Please clone() the tensor before performing the operation.")
 
 
 class NoGradContext:
@@ -44,7 +48,7 @@ def apply(cls, *args, **params):
     backend = dev._backend
     forward = backend.overrides.get(cls) or cls.forward
     record = False
-    if _GRAD_ENABLED[0]:
+    if _GRAD_ENABLED.value:
         for t in tensors:
             if t._requires_grad:
                 record = True
@@ -67,11 +71,21 @@ def apply(cls, *args, **params):
     else:
         ctx = NoGradContext()
     device_ctx = dev._ctx
-    if device_ctx is None:
-        out = forward(ctx, *args, **params)
-    else:
-        with device_ctx:
+    try:
+        if device_ctx is None:
             out = forward(ctx, *args, **params)
+        else:
+            with device_ctx:
+                out = forward(ctx, *args, **params)
+    except ValueError as exc:
+        if "broadcast" in str(exc):  # NumPy's and CuPy's words; PyTorch raises RuntimeError
+            error = broadcast_error([t._data.shape for t in tensors])
+            if error is not None:
+                raise error from None
+        raise
+    except OverflowError as exc:  # a Python number that the tensor's dtype cannot hold
+        raise RuntimeError(f"value cannot be converted to the tensor's type without overflow ({exc}) "
+                           f"(when running {_op_name(cls)})") from None
     if cls.moves_device:
         dev = params["device"]
         backend = dev._backend
@@ -119,7 +133,7 @@ def apply_inplace(cls, self, *args, **params):
     Bumps the version counter, checks that the result fits ``self`` (shape and
     dtype) and, when a graph is recorded, makes the op's node ``self``'s new grad_fn.
     """
-    recording = _GRAD_ENABLED[0] and (self._requires_grad or any(
+    recording = _GRAD_ENABLED.value and (self._requires_grad or any(
         isinstance(a, Tensor) and a._requires_grad for a in args))
     if recording:
         _check_inplace_allowed(self)
@@ -128,7 +142,7 @@ def apply_inplace(cls, self, *args, **params):
             from .ops.indexing import inplace_on_view   # PyTorch's CopySlices: the base's history changes
             return inplace_on_view(cls, self, args, params)
     old_history = (self._grad_fn, self._output_nr, self._requires_grad)
-    if recording and saved_hooks.STACK:
+    if recording and saved_hooks.STATE.stack:
         # Saved-tensor hooks may keep ``self`` itself (no version check then): let the op see,
         # and save, a copy of its old value instead.
         src = Tensor._make(self._data.copy(), self._device, self._dtype)
@@ -149,11 +163,17 @@ def apply_inplace(cls, self, *args, **params):
         _snapshot_saved_self(node, self, old_history)
     if out is not self._data:
         dev_ctx = self._device._ctx
-        if dev_ctx is None:
-            self._data[...] = out
-        else:
-            with dev_ctx:
+        try:
+            if dev_ctx is None:
                 self._data[...] = out
+            else:
+                with dev_ctx:
+                    self._data[...] = out
+        except ValueError as exc:
+            if "read-only" not in str(exc):
+                raise
+            if self._data.size:  # an expanded tensor: its elements share memory
+                raise RuntimeError(OVERLAP_MESSAGE) from None
     self._vc[0] += 1
     if node is not None:
         self._grad_fn = node
@@ -189,7 +209,19 @@ def _snapshot_saved_self(node, self, old_history):
 
 
 def _unify_devices(cls, args, tensors):
-    """Allow 0-dim CPU tensors beside tensors of another device (moved along); else raise."""
+    """Allow 0-dim CPU tensors beside tensors of another device (moved along); else raise.
+
+    Inside ``backends.meta_mixing.real_tensors_as_meta`` (a memory estimate's replay), beside a meta
+    tensor, a real tensor (a target or a weight that a loss replayed on the meta
+    device closes over) takes part as a new meta tensor of its shape and dtype, outside the graph
+    (as PyTorch's fake tensors treat real ones): its data is neither read nor copied, and no
+    gradient flows back into it."""
+    meta = next((t._device for t in tensors if t._device.type == "meta"), None)
+    if meta is not None and REAL_AS_META[0]:
+        xp = meta.backend.xp
+        moved = [Tensor._make(xp.empty(a._data.shape, a._data.dtype), meta, a._dtype)
+                 if isinstance(a, Tensor) and a._device.type != "meta" else a for a in args]
+        return moved, [a for a in moved if isinstance(a, Tensor)], meta
     devices = {t._device for t in tensors}
     main = [t._device for t in tensors if not (t._device.type == "cpu" and t._data.ndim == 0)]
     if len(set(main)) > 1 or not main:

@@ -101,6 +101,8 @@ def to_dtype(d):
         return int64
     if d is _builtin_bool:
         return bool
+    if isinstance(d, str):
+        raise TypeError(f"argument 'dtype' must be gputorch.dtype, not str ({d!r}: use gputorch.{d})")
     return from_numpy_dtype(d)
 
 
@@ -174,3 +176,20 @@ def can_cast(from_, to):
     """Whether a result of dtype ``from_`` may be written into a tensor of dtype ``to``
     (PyTorch forbids lowering the category: float into int, int or float into bool)."""
     return to_dtype(from_)._category <= to_dtype(to)._category
+
+
+def legacy_name(d):
+    """PyTorch's scalar-type name of ``d`` ("Float", "Long", "Bool"...), used in its messages."""
+    return _LEGACY_NAMES[d]
+
+
+def not_implemented_for(kernel, d):
+    """PyTorch's error for an op that has no kernel for dtype ``d``:
+    ``NotImplementedError: "fmod_cpu" not implemented for 'Bool'``."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_LEGACY_NAMES[d]}\'')
+
+
+_LEGACY_NAMES = {
+    float16: "Half", float32: "Float", float64: "Double", int8: "Char", int16: "Short",
+    int32: "Int", int64: "Long", uint8: "Byte", bool: "Bool",
+}

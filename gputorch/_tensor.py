@@ -6,12 +6,17 @@ This module holds what is specific to the tensor object itself: metadata,
 ``requires_grad``/``grad``/``grad_fn``, hooks, ``backward``, device and dtype
 moves, NumPy/DLPack interchange and printing.
 """
+import numbers
+
 import numpy as np
+
+_NDARRAY = np.ndarray
 
 from . import _dtype
 from ._device import device as Device
 from .autograd import grad_mode
 from .autograd.node import grad_accumulator
+from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_zero_dim
 from .utils.hooks import add_hook
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
@@ -82,7 +87,7 @@ class Tensor:
         pass
 
     def _init_from(self, data, device, dtype):
-        self._data = data
+        self._data = _keep_zero_dim(data)
         self._device = device
         self._dtype = dtype
         self._requires_grad = False
@@ -97,6 +102,12 @@ class Tensor:
     def _make(data, device, dtype=None):
         """Wrap a backend array (internal fast path; no copy, no checks)."""
         t = object.__new__(Tensor)
+        cls = data.__class__
+        if cls is _NDARRAY:
+            if not data.ndim:
+                data = data.view(_ZeroDimArray)
+        elif cls is _ZeroDimArray and data.ndim:  # reshaped from a 0-d tensor's array
+            data = data.view(_NDARRAY)
         t._data = data
         t._device = device
         t._dtype = dtype if dtype is not None else _dtype._BY_NP[data.dtype]
@@ -357,7 +368,7 @@ class Tensor:
         return self._detached_alias()
 
     def detach_(self):
-        if self._base is not None and self._base._requires_grad and _GRAD_ENABLED[0]:
+        if self._base is not None and self._base._requires_grad and _GRAD_ENABLED.value:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._output_nr = 0
@@ -379,6 +390,13 @@ class Tensor:
         self._dtype = value._dtype
 
     # ---------------------------------------------------------------- Python protocol
+    def __contains__(self, element):
+        """``element in tensor``: whether any element equals ``element`` (a number or a tensor)."""
+        if not isinstance(element, (Tensor, numbers.Number)):
+            raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                               f"{type(element)}.")
+        return bool((self == element).any())
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -393,10 +411,10 @@ class Tensor:
         return id(self)
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous "
-                f"(the tensor has {self._data.size} elements)")
+        size = self._data.size
+        if size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if size == 0 else 'more than one value'} "
+                               f"is ambiguous (the tensor has shape {list(self._data.shape)})")
         return bool(self.item())
 
     def __float__(self):
@@ -415,7 +433,8 @@ class Tensor:
 
     def _scalar_value(self, what):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to {what}")
+            raise ValueError(f"only one element tensors can be converted to Python scalars "
+                             f"({what}() of a tensor of shape {list(self._data.shape)})")
         return self.item()
 
     def item(self):
@@ -432,7 +451,7 @@ class Tensor:
         """The NumPy array sharing this CPU tensor's memory (``force=True`` copies/detaches)."""
         if force:
             return np.array(self._device.backend.to_numpy(self._data), copy=True) \
-                if self._device.type != "cpu" else self._data
+                if self._device.type != "cpu" else self._device.backend.to_numpy(self._data)
         if self._device.type != "cpu":
             raise TypeError(
                 f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to copy "
@@ -440,7 +459,7 @@ class Tensor:
         if self._requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._data
+        return self._device.backend.to_numpy(self._data)
 
     def __array__(self, dtype=None, copy=None):
         arr = self._device.backend.to_numpy(self._data)
@@ -449,8 +468,7 @@ class Tensor:
     def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory (versioned when the consumer asks)."""
         if self._requires_grad:
-            raise RuntimeError(
-                "Can't export tensors that require gradient, use tensor.detach()")
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device),
                                     ("copy", copy)) if v is not None}
         if stream is not None and self._device.type == "cuda":
@@ -465,7 +483,7 @@ class Tensor:
         return tensor_repr(self, tensor_contents)
 
     def __format__(self, spec):
-        if self._data.ndim == 0 and spec:
+        if self._data.ndim == 0:  # f"{loss}" and f"{loss:.3f}" format the Python number
             return self.item().__format__(spec)
         return object.__format__(self, spec) if spec else repr(self)
 
@@ -510,8 +528,4 @@ def _grad_edge(t):
     return (None, 0)
 
 
-_LEGACY_NAMES = {
-    _dtype.float16: "Half", _dtype.float32: "Float", _dtype.float64: "Double",
-    _dtype.int8: "Char", _dtype.int16: "Short", _dtype.int32: "Int", _dtype.int64: "Long",
-    _dtype.uint8: "Byte", _dtype.bool: "Bool",
-}
+_LEGACY_NAMES = _dtype._LEGACY_NAMES

@@ -141,12 +141,32 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     place = _placement(map_location)
     import zipfile
     with _open(f, "rb") as stream:
-        if _is_zip(stream):
-            with zipfile.ZipFile(stream) as zf:
-                return _load_archive(zf, place, weights_only, pickle_module, pickle_load_args)
-        unpickler_cls = _RestrictedUnpickler if weights_only else pickle_module.Unpickler
-        obj = _load_pickle(unpickler_cls, stream, pickle_load_args)
+        try:
+            if _is_zip(stream):
+                with zipfile.ZipFile(stream) as zf:
+                    return _load_archive(zf, place, weights_only, pickle_module, pickle_load_args)
+            unpickler_cls = _RestrictedUnpickler if weights_only else pickle_module.Unpickler
+            obj = _load_pickle(unpickler_cls, stream, pickle_load_args)
+        except OSError:
+            raise
+        except Exception as exc:
+            raise _unreadable(f, exc) from exc
+        except MemoryError as exc:  # a damaged length field asked for an impossible allocation
+            raise _unreadable(f, exc) from exc
         return _move_all(obj, place) if map_location is not None else obj
+
+
+def _unreadable(f, exc):
+    """The error for a file that is no readable checkpoint, naming the file: an ``UnpicklingError``
+    (a RuntimeError stays a RuntimeError, with the file's name added)."""
+    where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, RuntimeError):
+        try:
+            return type(exc)(f"{where}: {exc}")
+        except TypeError:  # a subclass with another constructor
+            return RuntimeError(f"{where}: {detail}")
+    return pickle.UnpicklingError(f"{where} is not a readable gputorch checkpoint ({detail})")
 
 
 def _is_zip(stream):

@@ -100,7 +100,7 @@ def test_dlpack_own_tensor_and_errors():
     assert same.data_ptr() == t.data_ptr()
     with pytest.raises(TypeError, match="__dlpack__"):
         gputorch.from_dlpack([1, 2])
-    with pytest.raises(RuntimeError, match="require gradient"):
+    with pytest.raises(BufferError, match="require gradient"):
         gputorch.ones(2, requires_grad=True).__dlpack__()
     with pytest.raises(TypeError):
         gdlpack.to_dlpack(np.zeros(2))
@@ -132,6 +132,8 @@ def test_cuda_dlpack_without_cuda_raises_runtime_error():
 def test_cuda_dlpack_round_trip(device):
     if device != "cuda":
         pytest.skip("needs CUDA")
+    if __import__("os").environ.get("GPUTORCH_SIMULATE_CUDA"):
+        pytest.skip("needs a real GPU: the simulated device's memory is host memory, which CuPy cannot import")
     cp = pytest.importorskip("cupy")
     g = gputorch.arange(4, dtype=gputorch.float32, device=device)
     c = cp.from_dlpack(g)

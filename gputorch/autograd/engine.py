@@ -41,8 +41,14 @@ def _make_grads(outputs, grad_outputs):
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._requires_grad:
                 data = out._data
-                ones = data.copy()
-                ones.fill(1)
+                ctx = out._device._ctx  # CuPy's copy() and fill() run on the current device: the output's
+                if ctx is None:
+                    ones = data.copy()
+                    ones.fill(1)
+                else:
+                    with ctx:
+                        ones = data.copy()
+                        ones.fill(1)
                 g = Tensor._make(ones, out._device, out._dtype)
         else:
             if not isinstance(g, Tensor):
@@ -191,8 +197,8 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
     ready = [(-fn._sequence_nr, fn) for fn in {fn: None for fn, _, _ in roots} if deps.get(fn, 0) == 0]
     heapq.heapify(ready)
 
-    prev_mode = _GRAD_ENABLED[0]
-    _GRAD_ENABLED[0] = bool(create_graph)
+    prev_mode = _GRAD_ENABLED.value
+    _GRAD_ENABLED.value = bool(create_graph)
     check_nan = anomaly_mode.ENABLED[0] and anomaly_mode.CHECK_NAN[0]
     heappop = heapq.heappop
     if RUN_HOOKS:
@@ -216,7 +222,7 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
                 if dev_ctx is not None:
                     dev_ctx.__exit__(None, None, None)
     finally:
-        _GRAD_ENABLED[0] = prev_mode
+        _GRAD_ENABLED.value = prev_mode
         if RUN_HOOKS:
             for hook in RUN_HOOKS:
                 hook(False)
@@ -333,7 +339,7 @@ def _call_tensor_hooks(node, grad_outputs):
             g = grad_outputs[nr]
             if t is not None and g is not None:
                 if t._grad is None:
-                    t._grad = g.clone() if _GRAD_ENABLED[0] else g._copy_detached()
+                    t._grad = g.clone() if _GRAD_ENABLED.value else g._copy_detached()
                 else:
                     t._grad = t._grad + g
     pre = node._pre_hooks

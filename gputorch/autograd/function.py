@@ -234,7 +234,7 @@ class Function:
                 needs.append(False)
                 meta.append(None)
         node.needs_input_grad = tuple(needs)
-        executable = _GRAD_ENABLED[0] and any(needs)
+        executable = _GRAD_ENABLED.value and any(needs)
         if executable:
             node._input_meta = tuple(meta)
             node.next_functions = tuple([_edge(t) for t in tensors])
@@ -243,8 +243,8 @@ class Function:
                 import traceback
                 node._trace = traceback.format_stack()[:-1]
 
-        prev = _GRAD_ENABLED[0]
-        _GRAD_ENABLED[0] = False
+        prev = _GRAD_ENABLED.value
+        _GRAD_ENABLED.value = False
         try:
             if separate_setup:
                 outputs = cls.forward(*args, **kwargs)
@@ -252,7 +252,7 @@ class Function:
             else:
                 outputs = cls.forward(node, *args, **kwargs)
         finally:
-            _GRAD_ENABLED[0] = prev
+            _GRAD_ENABLED.value = prev
 
         is_tuple = isinstance(outputs, tuple)
         raw = tuple(outputs) if is_tuple else (outputs,)
@@ -404,12 +404,12 @@ def once_differentiable(fn):
     """
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        prev = _GRAD_ENABLED[0]
-        _GRAD_ENABLED[0] = False
+        prev = _GRAD_ENABLED.value
+        _GRAD_ENABLED.value = False
         try:
             outputs = fn(ctx, *args)
         finally:
-            _GRAD_ENABLED[0] = prev
+            _GRAD_ENABLED.value = prev
         if not prev:
             return outputs
         Tensor = _tensor_cls()

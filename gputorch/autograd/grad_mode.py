@@ -1,24 +1,34 @@
 """Grad modes: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
 
-The flag lives in a one-element list so the dispatcher reads it with one index.
-Each mode works as a context manager and as a decorator.
+As in PyTorch the modes are thread-local: ``with no_grad():`` in one thread leaves graph
+recording on in the others (serving threads, DataLoader threads). Each flag is the ``value``
+attribute of a ``threading.local`` object, which the dispatcher reads with one attribute
+lookup. Each mode works as a context manager and as a decorator.
 """
 import functools
 import inspect
+import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
            "is_grad_enabled", "is_inference_mode_enabled"]
 
-GRAD_ENABLED = [True]
-INFERENCE_MODE = [False]
+class ThreadLocalFlag(threading.local):
+    """A flag whose ``value`` is per thread; every new thread starts from ``default``."""
+
+    def __init__(self, default):
+        self.value = default
+
+
+GRAD_ENABLED = ThreadLocalFlag(True)
+INFERENCE_MODE = ThreadLocalFlag(False)
 
 
 def is_grad_enabled():
-    return GRAD_ENABLED[0]
+    return GRAD_ENABLED.value
 
 
 def is_inference_mode_enabled():
-    return INFERENCE_MODE[0]
+    return INFERENCE_MODE.value
 
 
 class _GradModeContext:
@@ -27,12 +37,12 @@ class _GradModeContext:
     _enter_value = None
 
     def __enter__(self):
-        self._prev = GRAD_ENABLED[0]
-        GRAD_ENABLED[0] = self._enter_value
+        self._prev = GRAD_ENABLED.value
+        GRAD_ENABLED.value = self._enter_value
         return None
 
     def __exit__(self, *exc):
-        GRAD_ENABLED[0] = self._prev
+        GRAD_ENABLED.value = self._prev
         return False
 
     def clone(self):
@@ -99,15 +109,15 @@ class set_grad_enabled(_GradModeContext):
     def __init__(self, mode):
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled expects a bool, got {type(mode).__name__}")
-        self._prev = GRAD_ENABLED[0]
+        self._prev = GRAD_ENABLED.value
         self._enter_value = mode
-        GRAD_ENABLED[0] = mode
+        GRAD_ENABLED.value = mode
 
     def __enter__(self):
         return None
 
     def __call__(self, fn):
-        GRAD_ENABLED[0] = self._prev  # as a decorator it must not change the mode now
+        GRAD_ENABLED.value = self._prev  # as a decorator it must not change the mode now
         return super().__call__(fn)
 
     def clone(self):
@@ -127,12 +137,12 @@ class inference_mode(_GradModeContext):
         self._enter_value = not mode
 
     def __enter__(self):
-        self._prev_inf = INFERENCE_MODE[0]
-        INFERENCE_MODE[0] = self.mode
+        self._prev_inf = INFERENCE_MODE.value
+        INFERENCE_MODE.value = self.mode
         return super().__enter__()
 
     def __exit__(self, *exc):
-        INFERENCE_MODE[0] = self._prev_inf
+        INFERENCE_MODE.value = self._prev_inf
         return super().__exit__(*exc)
 
     def clone(self):

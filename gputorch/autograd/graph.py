@@ -49,11 +49,11 @@ class saved_tensors_hooks:
     def __enter__(self):
         if _DISABLED[0] is not None:
             raise RuntimeError(_DISABLED[0])
-        saved_hooks.STACK.append((self.pack_hook, self.unpack_hook))
+        saved_hooks.STATE.stack.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc):
-        saved_hooks.STACK.pop()
+        saved_hooks.STATE.stack.pop()
         return False
 
 
@@ -79,7 +79,7 @@ class disable_saved_tensors_hooks:
         self.error_message = error_message
 
     def __enter__(self):
-        if saved_hooks.STACK:
+        if saved_hooks.STATE.stack:
             raise RuntimeError(self.error_message)
         self._prev = _DISABLED[0]
         _DISABLED[0] = self.error_message

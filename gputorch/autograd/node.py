@@ -187,7 +187,7 @@ class SavedTensor:
     def __init__(self, tensor, is_output, output_nr=0):
         self.version = tensor._vc[0]
         self.is_output = is_output
-        hooks = saved_hooks.STACK
+        hooks = saved_hooks.STATE.stack
         if hooks:
             # Keep only the history (to reattach on unpack, as PyTorch does); the data goes to pack.
             pack, unpack = hooks[-1]

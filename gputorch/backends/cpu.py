@@ -4,6 +4,49 @@ import numpy as np
 from .base import Backend
 
 
+class ZeroDimArray(np.ndarray):
+    """The array of a 0-d CPU tensor: a 0-d NumPy array whose ufunc results stay 0-d arrays.
+
+    NumPy returns a scalar for a ufunc on 0-d arrays, so op code that writes into a fresh
+    result (``xp.exp(e, out=e)``) would fail for 0-d tensors only; CuPy always returns arrays.
+    Its priority is below ``numpy.ndarray``'s, so results of ops that also take n-d arrays are
+    plain NumPy arrays, untouched.
+    """
+
+    __array_priority__ = -1.0
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        if array.ndim:  # an operand was reshaped from a 0-d array (methods keep the subclass)
+            return array.view(np.ndarray)
+        if array.__class__ is ZeroDimArray:
+            return array
+        out = np.ndarray.__new__(ZeroDimArray, (), array.dtype)  # a fresh result owns its memory
+        out[...] = array
+        return out
+
+
+def keep_zero_dim(array):
+    """``array`` as a CPU tensor holds it: a :class:`ZeroDimArray` view of a 0-d NumPy array
+    (a view, so that memory shared with the caller stays shared), a plain NumPy view of an
+    n-d ``ZeroDimArray`` (made by reshaping one), any other array unchanged."""
+    cls = array.__class__
+    if cls is np.ndarray:
+        return array if array.ndim else array.view(ZeroDimArray)
+    if cls is ZeroDimArray and array.ndim:
+        return array.view(np.ndarray)
+    return array
+
+
+def owns_memory(array):
+    """Whether ``array`` is no view of another tensor's memory (a :class:`ZeroDimArray` over a
+    plain 0-d array of its own counts as owning it)."""
+    base = array.base
+    if base is None:
+        return True
+    return array.__class__ is ZeroDimArray and base.__class__ is np.ndarray and base.ndim == 0 \
+        and base.base is None
+
+
 class CPUBackend(Backend):
     name = "cpu"
     xp = np
@@ -16,7 +59,17 @@ class CPUBackend(Backend):
         return np.asarray(obj, dtype=np_dtype)
 
     def to_numpy(self, array):
-        return array
+        return array.view(np.ndarray) if array.__class__ is ZeroDimArray else array
+
+    def ensure_array(self, value, device):
+        if value.__class__ is ZeroDimArray:
+            return value
+        value = np.asarray(value)   # e.g. the scalar NumPy gives for a 0-d result
+        if value.ndim:
+            return value
+        out = np.ndarray.__new__(ZeroDimArray, (), value.dtype)
+        out[...] = value
+        return out
 
     def new_rng_engine(self, device, seed):
         from .numpy_engine import NumpyEngine

@@ -12,14 +12,21 @@ import numpy as np
 from . import meta_xp
 from .base import Backend
 from .meta_array import NO_DATA, MetaArray
+from .philox import PhiloxEngine
 
 
-class MetaEngine:
-    """The random engine of the meta device: draws have the requested shape and dtype only."""
+class MetaEngine(PhiloxEngine):
+    """The random engine of the meta device: draws have the requested shape and dtype only.
+
+    It stands in for a counter-based (Philox) engine: its ``seed`` and ``offset`` are there and
+    move on as a Philox engine's would, so an op that needs a Philox generator (the fused dropout
+    of a replayed CUDA step, see ``meta_imitation.py``) takes the same path on the meta device.
+    Its state is the seed alone."""
 
     STATE_BYTES = 8
 
     def __init__(self, seed):
+        super().__init__(seed, xp=meta_xp)
         self.seed = int(seed)
 
     def random(self, shape, np_dtype=np.float32):

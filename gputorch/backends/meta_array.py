@@ -28,6 +28,17 @@ __all__ = ["MetaArray", "NO_DATA", "ASSUMED_TRUTH", "no_values"]
 NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 
+class _NullPointer:
+    """The ``data`` of every meta array: ``ptr`` is 0, and there is nothing to read."""
+    __slots__ = ()
+    ptr = 0
+
+    def __repr__(self):
+        return "<meta pointer: no data>"
+
+
+NULL_POINTER = _NullPointer()
+
 # Inside the forward of an op registered with an assumed answer (see ``meta_overrides.py``), a
 # value test such as ``if bool(idx.min() < 0):`` gets this answer instead of raising.
 ASSUMED_TRUTH = []
@@ -160,7 +171,10 @@ class MetaArray:
 
     @property
     def data(self):
-        raise NotImplementedError(NO_DATA)
+        """A device pointer with the address 0 (PyTorch's meta tensors report ``data_ptr() == 0``),
+        so that code which only passes addresses along -- a kernel launch replayed shape-only, see
+        ``meta_imitation.py`` -- runs; there is no memory behind it."""
+        return NULL_POINTER
 
     def view_of(self, shape, strides, offset=0):
         """A view of this array's memory with another shape and strides."""

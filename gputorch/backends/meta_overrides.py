@@ -10,11 +10,13 @@ here test values some other way:
 - with a shape-only forward of their own, where the generic forward computes a data-dependent
   intermediate (``unique``).
 
-``install`` fills the backend's ``overrides`` table. The op classes are imported when the meta
-device is first used, so the backends import nothing from nn at import time; a class that has
-been renamed or removed is skipped rather than breaking the meta device.
+``install`` fills the backend's ``overrides`` table when the meta device is first used. The op
+classes are named by module and class name and looked up among the modules already imported
+(:mod:`.specialised_ops`: the backends import nothing from nn); a class that has been renamed or
+removed is skipped rather than breaking the meta device.
 """
 from .meta_array import ASSUMED_TRUTH
+from .specialised_ops import loaded_op
 
 __all__ = ["install", "answering"]
 
@@ -37,8 +39,10 @@ def _embedding_renorm(ctx, weight, indices, max_norm, norm_type):
     return weight._data.copy()
 
 
+_SPARSE = "gputorch.nn.functional.sparse"
+
+
 def _overrides():
-    from ..nn.functional import sparse
     assumed = [
         ("EmbeddingBackward0", False),      # ``bool(idx.min() < 0)``: no index out of range
     ]
@@ -47,11 +51,11 @@ def _overrides():
     ]
     out = {}
     for name, answer in assumed:
-        cls = getattr(sparse, name, None)
+        cls = loaded_op(_SPARSE, name)
         if cls is not None:
             out[cls] = answering(answer, cls)
     for name, forward in own:
-        cls = getattr(sparse, name, None)
+        cls = loaded_op(_SPARSE, name)
         if cls is not None:
             out[cls] = forward
     return out

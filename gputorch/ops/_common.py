@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
+from ..backends.cpu import keep_zero_dim
 
 _PROMOTE = _dtype._PROMOTE
 Number = (int, float, bool, np.number, np.bool_)
@@ -137,5 +138,5 @@ def write_out(result, out):
         if out._data.size != 0:
             raise RuntimeError(f"out= tensor has shape {list(out.shape)} but the result has shape "
                                f"{list(result.shape)}")
-        out._data = xp_of(out).empty(result._data.shape, out._data.dtype)
+        out._data = keep_zero_dim(xp_of(out).empty(result._data.shape, out._data.dtype))
     return out.copy_(result)

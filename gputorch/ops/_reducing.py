@@ -92,7 +92,7 @@ def const(array, like):
 def create_graph():
     """Whether backward is being recorded (``create_graph=True``): then formulas must be
     differentiable to all orders, not only correct in value."""
-    return _GRAD_ENABLED[0]
+    return _GRAD_ENABLED.value
 
 
 def check_nonempty_dims(name, t, dims):

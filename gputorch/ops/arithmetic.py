@@ -39,12 +39,20 @@ class AddBackward0(Node):
         return _meta_grads(ctx, grad, 1, ctx.alpha)
 
 
+def _is_bool(x):
+    """Whether operand ``x`` (a tensor or a Python scalar) is boolean."""
+    return x._dtype is _dtype.bool if isinstance(x, Tensor) else type(x) is bool
+
+
 class SubBackward0(Node):
     def forward(ctx, a, b, alpha=1):
         x, y, dt = operand_arrays(a, b)
         if dt is _dtype.bool:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
+        if _is_bool(a) or _is_bool(b):
+            raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
         ctx.alpha = alpha
         ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
         ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
@@ -121,8 +129,9 @@ class DivBackward0(Node):
             fix = (xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))
             return q + fix.astype(q.dtype) if fix.ndim or isinstance(q, xp.ndarray) else q
         with quiet_errors():
-            q = xp.true_divide(x, y)
-            return xp.trunc(q) if rounding_mode == "trunc" else xp.floor(q)
+            if rounding_mode == "floor":
+                return xp.floor_divide(x, y)
+            return xp.trunc(xp.true_divide(x, y))
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -138,27 +147,36 @@ class DivBackward0(Node):
 
 
 def _check_int_zero(xp, y):
+    """PyTorch's error for an integer division (``//``, ``%``, ``fmod``, rounded ``div``) by zero."""
     if (y == 0).any() if hasattr(y, "any") else y == 0:
-        raise ZeroDivisionError("ZeroDivisionError: integer division by zero")
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _refuse_bool(kernel, dt):
+    """Floor division, remainder and fmod have no Bool kernel in PyTorch (Bool // int is fine:
+    the result type is then an integer)."""
+    if dt is _dtype.bool:
+        raise _dtype.not_implemented_for(kernel, dt)
 
 
 class FloorDivideBackward0(Node):
     def forward(ctx, a, b):
         x, y, dt = operand_arrays(a, b)
+        _refuse_bool("div_floor_cpu", dt)
         xp = xp_of(first_tensor(a, b))
         if dt._category == 1:
             _check_int_zero(xp, y)
+        with quiet_errors():   # floats: Python's floor division (-4 // inf == -1), as PyTorch
             return xp.floor_divide(x, y)
-        with quiet_errors():
-            return xp.floor(xp.true_divide(x, y))
 
     def backward(ctx, grad):
-        return tuple(grad * 0 for _ in ctx.next_functions)
+        raise RuntimeError("derivative for aten::floor_divide is not implemented")
 
 
 class RemainderBackward0(Node):
     def forward(ctx, a, b):
         x, y, dt = operand_arrays(a, b)
+        _refuse_bool("remainder_cpu", dt)
         xp = xp_of(first_tensor(a, b))
         ctx.save_for_backward(a, b)
         if dt._category == 1:
@@ -179,6 +197,7 @@ class RemainderBackward0(Node):
 class FmodBackward0(Node):
     def forward(ctx, a, b):
         x, y, dt = operand_arrays(a, b)
+        _refuse_bool("fmod_cpu", dt)
         xp = xp_of(first_tensor(a, b))
         ctx.save_for_backward(a, b)
         if dt._category == 1:
@@ -194,6 +213,21 @@ class FmodBackward0(Node):
         if isinstance(b, Tensor):
             out.append(grad_for(-grad * div(a, b, rounding_mode="trunc"), b))
         return tuple(out)
+
+
+def _integer_power(xp, x, y):
+    """``x ** y`` for integer arrays (or Python ints) where exponents may be negative: as in
+    PyTorch, ``1 ** -n == 1``, ``(-1) ** -n == +-1`` and any other base gives 0 (NumPy refuses)."""
+    negative = y < 0
+    if not xp.any(negative):
+        return x ** y
+    with quiet_errors():
+        power = x ** xp.where(negative, 0, y)
+    ones = x == 1
+    minus_ones = x == -1
+    odd = (y % 2) != 0
+    small = xp.where(ones | (minus_ones & ~odd), 1, xp.where(minus_ones, -1, 0))
+    return xp.where(negative, small, power).astype(power.dtype, copy=False)
 
 
 class PowBackward0(Node):
@@ -221,9 +255,9 @@ class PowBackward1(Node):
 
     def forward(ctx, a, b):
         x, y, dt = operand_arrays(a, b)
-        if dt._category == 1 and (y < 0).any():
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(a, b)
+        if dt._category == 1:
+            return _integer_power(xp_of(first_tensor(a, b)), x, y)
         with quiet_errors():
             return x ** y
 
@@ -244,8 +278,10 @@ class PowBackward2(Node):
     """scalar ** tensor"""
 
     def forward(ctx, base, b):
-        x, y, _ = operand_arrays(base, b)
+        x, y, dt = operand_arrays(base, b)
         ctx.base = base
+        if dt._category == 1:
+            return _integer_power(xp_of(b), x, y)
         with quiet_errors():
             return x ** y
 
@@ -273,6 +309,8 @@ class NegBackward0(Node):
 
 class AbsBackward0(Node):
     def forward(ctx, a):
+        if a._dtype is _dtype.bool:
+            raise _dtype.not_implemented_for("abs_cpu", a._dtype)
         ctx.save_for_backward(a)
         return xp_of(a).abs(a._data)
 
@@ -459,4 +497,9 @@ tensor_method("__rtruediv__", "__rdiv__")(reflected(div))
 tensor_method("__rfloordiv__")(reflected(floor_divide))
 tensor_method("__rmod__")(reflected(remainder))
 tensor_method("__rpow__")(reflected(pow))
-tensor_method("__pos__", "positive")(lambda self: self)
+@tensor_method("__pos__", "positive")
+def positive(input):
+    """``+input``: the tensor itself (refused for bool, as in PyTorch)."""
+    if input._dtype is _dtype.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input

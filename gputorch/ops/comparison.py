@@ -7,7 +7,7 @@ whose gradient is zero. ``where`` is differentiable in both of its branches.
 """
 import warnings
 
-from .. import _dtype
+from .. import _broadcast, _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from ..autograd.node import Node
@@ -25,18 +25,9 @@ __all__ = [
 
 def broadcast_error(*tensors):
     """PyTorch's RuntimeError for operands whose shapes do not broadcast."""
-    names = "abcdefgh"
     shapes = [t._data.shape for t in tensors if isinstance(t, Tensor)]
-    for i, first in enumerate(shapes):
-        for j in range(i + 1, len(shapes)):
-            second = shapes[j]
-            for k in range(1, min(len(first), len(second)) + 1):
-                s, o = first[-k], second[-k]
-                if s != o and s != 1 and o != 1:
-                    dim = max(len(first), len(second)) - k
-                    return RuntimeError(f"The size of tensor {names[i]} ({s}) must match the size of tensor "
-                                        f"{names[j]} ({o}) at non-singleton dimension {dim}")
-    return RuntimeError(f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
+    return _broadcast.broadcast_error(shapes) or RuntimeError(
+        f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
 
 
 def _zero_grads(ctx, grad):
@@ -310,7 +301,7 @@ def _bitwise(name, symbol, node):
         return apply(node, self, other)
 
     def reflected_operator(self, other):
-        if not isinstance(other, Number):
+        if not isinstance(other, (Tensor, *Number)):
             return NotImplemented
         return apply(node, other, self)
 

@@ -607,6 +607,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     def make(xp):
         with quiet_errors():
             exponents = _linspace_array(xp, start, end, steps, np.float64)
+            if dt._category == 1:   # integer dtypes: whole exponents, powers wrapped into the dtype
+                powers = xp.power(np.float64(base), xp.floor(exponents))
+                return powers.astype(np.int64).astype(dt.np)
             return xp.power(np.float64(base), exponents).astype(dt.np)
     t = _leaf(_on_device(dev, make), dev, dt, requires_grad)
     return t if out is None else _write_out(out, t)

@@ -40,8 +40,11 @@ def _acc(x):
 
 
 def _finish(r, x_dtype):
-    """Cast an accumulated result back to the input's float dtype."""
-    return r.astype(x_dtype) if r.dtype != x_dtype else r
+    """Cast an accumulated result back to the input's float dtype (beyond float16's range: inf)."""
+    if r.dtype == x_dtype:
+        return r
+    with quiet_errors():
+        return r.astype(x_dtype)
 
 
 def _opt_dtype(dtype):
@@ -568,8 +571,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         return vector_norm(input, 2, dim, keepdim, dtype=dtype, out=out)
     if p == "fro":
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
-    import gputorch
-    matrix_norm = getattr(getattr(gputorch, "linalg", None), "matrix_norm", None)
+    from .. import linalg      # the torch.linalg namespace (it imports this module: imported here)
+    matrix_norm = getattr(linalg, "matrix_norm", None)
     if matrix_norm is None:
         raise NotImplementedError(f"norm(p={p!r}) needs gputorch.linalg.matrix_norm")
     return matrix_norm(input, p, dim=(-2, -1) if dim is None else dim, keepdim=keepdim, dtype=dtype, out=out)

@@ -21,8 +21,8 @@ def tensor_method(*names):
 
 def reflected(fn):
     """``other <op> self`` for Python's reflected operators (``__rsub__`` etc.)."""
-    def method(self, other):
-        return fn(other, self)
+    def method(self, other, **kwargs):
+        return fn(other, self, **kwargs)
     method.__name__ = "r" + fn.__name__
     method.__doc__ = f"Reflected {fn.__name__}: ``other {fn.__name__} self``."
     return method

@@ -84,14 +84,14 @@ def _with_step_hooks(step):
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), "
                                        f"but got {result}.")
                 args, kwargs = result
-        prev = _GRAD_ENABLED[0]
-        _GRAD_ENABLED[0] = False
+        prev = _GRAD_ENABLED.value
+        _GRAD_ENABLED.value = False
         _RUNNING.append(self)
         try:
             out = step(self, *args, **kwargs)
         finally:
             _RUNNING.pop()
-            _GRAD_ENABLED[0] = prev
+            _GRAD_ENABLED.value = prev
         self._opt_called = True  # read by lr schedulers (step order warning)
         for hook in chain(self._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
             hook(self, args, kwargs)

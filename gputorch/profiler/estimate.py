@@ -19,10 +19,13 @@ whatever the device (the optimizers' step counters) are counted too, as on a rea
 
 The numbers are those of clean data: where an op tests values (an index out of range, a NaN
 window), the meta device takes the common, clean path (see ``gputorch/backends/meta_array.py``).
-The replay runs the generic op implementations, as the CPU backend does, so it reproduces a CPU
-step byte for byte; a backend that replaces ops with fused kernels of its own (CUDA) may make a
-few intermediates differently. Model or loss code that reads values (``loss.item()``,
-``if x.max() > 1``) cannot run on the meta device and raises.
+The replay runs the forwards that the model's device runs: the generic op implementations for a
+model on the CPU (the replay reproduces a CPU step byte for byte), the CUDA backend's kernel
+forwards, shape-only, for a model on a GPU (``backends/meta_imitation.py``), so that the replay
+makes the tensors the fused kernels make rather than those of the generic ops. Real tensors that
+the loss closes over (a target, class weights) take part as meta tensors of their shape. Model or
+loss code that reads values (``loss.item()``, ``if x.max() > 1``) cannot run on the meta device
+and raises.
 """
 import copy
 import gc
@@ -31,6 +34,8 @@ import itertools
 
 from .._device import device as Device
 from .._tensor import Tensor
+from ..backends.meta_mixing import real_tensors_as_meta
+from ..backends.meta_imitation import imitating
 from ..nn.modules.module import Module
 from ..nn.parameter import Parameter
 from ..ops.creation import empty
@@ -145,7 +150,7 @@ def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, ste
         _checkpoint_forward(replica.get_submodule(path))
     opt = _meta_optimizer(optimizer, replica, tensor_map)
     prof = MemoryProfiler(replica, opt, device=["meta", "cpu"], scan_existing=False, check_leaks=False)
-    with prof:
+    with imitating(_model_backend(model)), real_tensors_as_meta(), prof:
         args, kwargs = _as_arguments(_to_meta(example_inputs))
         tgt = _to_meta(target)
         for _ in range(steps):
@@ -161,6 +166,14 @@ def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, ste
                 replica.zero_grad()
         del args, kwargs, tgt
     return prof.report()
+
+
+def _model_backend(model):
+    """The backend of the device that ``model``'s first parameter (or buffer) is on: the one whose
+    specialised forwards the replay runs (the CPU backend, and the meta device, have none)."""
+    for t in itertools.chain(model.parameters(), model.buffers()):
+        return t.device.backend
+    return _META.backend
 
 
 def _to_meta(obj):

@@ -228,7 +228,7 @@ class StorageTracker:
         rec.step = self.step
         rec.phase = phase
         rec.t = t = perf_counter() - self.t0
-        if _GRAD_ENABLED[0]:            # only then can it get a grad_fn (op name, leak check)
+        if _GRAD_ENABLED.value:            # only then can it get a grad_fn (op name, leak check)
             rec.tensor_ref = weakref.ref(tensor)
             self.grad_created.append(rec)
         ref = _OwnerRef(owner, self._freed_cb)

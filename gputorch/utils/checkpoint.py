@@ -107,12 +107,12 @@ def _rng_context(rng):
 
 @contextlib.contextmanager
 def _grad_enabled(mode):
-    prev = _GRAD_ENABLED[0]
-    _GRAD_ENABLED[0] = mode
+    prev = _GRAD_ENABLED.value
+    _GRAD_ENABLED.value = mode
     try:
         yield
     finally:
-        _GRAD_ENABLED[0] = prev
+        _GRAD_ENABLED.value = prev
 
 
 # -- public API ------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn, 
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-        if _GRAD_ENABLED[0] and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        if _GRAD_ENABLED.value and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
         return _ReentrantCheckpoint.apply(function, preserve_rng_state, *args)
     return _checkpoint_with_hooks(function, args, kwargs, preserve_rng_state, context_fn,
@@ -356,7 +356,7 @@ def _metadata_mismatch(index, expected, tensor):
 
 def _checkpoint_with_hooks(function, args, kwargs, preserve_rng_state, context_fn, check, early_stop):
     forward_context, recompute_context = context_fn()
-    if not _GRAD_ENABLED[0]:
+    if not _GRAD_ENABLED.value:
         with forward_context:
             return function(*args, **kwargs)   # nothing is saved without a graph
     rng = _RNGState(args) if preserve_rng_state else None

@@ -27,6 +27,8 @@ def to_dlpack(tensor):
 def from_dlpack(ext_tensor):
     """A tensor sharing memory with ``ext_tensor`` (an object with ``__dlpack__``, or a capsule)."""
     if isinstance(ext_tensor, Tensor):
+        if ext_tensor._requires_grad:   # what its __dlpack__ says, as PyTorch's exchange does
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         return ext_tensor.detach()
     if _is_capsule(ext_tensor):
         device_type, device_id = _capsule_device(ext_tensor)

@@ -413,7 +413,7 @@ def test_multi_tensor_sgd_is_bit_identical_to_the_generic_update(dtype, hyper):
     bufs_g = list(bufs_k)
     for step in range(3):
         grads = _state(dtype, SIZES, 10 + step)
-        optimizers.multi_tensor_sgd(params_k, grads, bufs_k, lr=0.05, xp=np, **hyper)
+        optimizers.multi_tensor_sgd(params_k, grads, bufs_k, lr=0.05, xp=np, generic=sgd_update, **hyper)
         sgd_update(params_g, grads, bufs_g, lr=0.05, xp=np, **hyper)
     for a, b in zip(params_k + bufs_k, params_g + bufs_g):
         np.testing.assert_array_equal(a, b)
@@ -434,7 +434,7 @@ def test_multi_tensor_adam_is_bit_identical_to_the_generic_update(dtype, hyper, 
         steps = [float(step)] * len(SIZES)
         common = dict(beta1=betas[0], beta2=betas[1], lr=0.01, eps=1e-8, xp=np, **hyper)
         with np.errstate(all="ignore"):
-            optimizers.multi_tensor_adam(k[0], grads, k[1], k[2], k[3], steps, **common)
+            optimizers.multi_tensor_adam(k[0], grads, k[1], k[2], k[3], steps, generic=adam_update, **common)
             adam_update(g[0], grads, g[1], g[2], g[3], steps, **common)
     for a_list, b_list in zip(k, g):
         for a, b in zip(a_list, b_list):
@@ -445,8 +445,9 @@ def test_optimizers_route_other_arrays_to_the_generic_update():
     params = [np.ones(4, np.float32), np.ones(6, np.float32)[::2]]          # the second is non-contiguous
     grads = [np.full(4, 0.5, np.float32), np.full(3, 0.5, np.float32)]
     bufs = [None, None]
+    from gputorch.optim.sgd import sgd_update
     optimizers.multi_tensor_sgd(params, grads, bufs, lr=0.1, weight_decay=0.0, momentum=0.9, dampening=0.0,
-                                nesterov=False, maximize=False, xp=np)
+                                nesterov=False, maximize=False, xp=np, generic=sgd_update)
     for p, b in zip(params, bufs):
         np.testing.assert_allclose(p, 0.95)
         np.testing.assert_allclose(b, 0.5)

@@ -7,23 +7,29 @@ the node's ``backward`` reads. It returns ``NotImplemented`` for inputs the kern
 (other dtypes, mixed dtypes, empty inputs where the generic path is simpler), and the generic
 forward runs instead.
 
-Nodes are found by module and class name, so that an op missing from this checkout is skipped
-rather than breaking the backend.
+Nodes are named by module and class name and looked up among the modules already imported
+(``backends.specialised_ops``: the kernel layer never imports nn or optim), so that an op missing
+from this checkout is skipped rather than breaking the backend.
 """
-import importlib
-
+import functools
+from ...backends.specialised_ops import loaded_op
+from ...ops import class_targets, normalization_stats as stats, window_geometry as geometry
 from ...ops._common import quiet_errors, xp_of
+from ...ops.index_counts import index_counts
+from ...ops.philox_dropout import philox_dropout as generic_philox_dropout
 from . import (activations, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
                reductions, softmax)
 from ._launch import ctype
 
-_TABLE = []     # (module, class or function name, kernel forward)
+_TABLE = []     # (module, class or function name, kernel forward, whether it takes ``generic=``)
 
 
-def kernel_forward(module, name):
-    """Register ``fn`` as the kernel forward of ``module.name``."""
+def kernel_forward(module, name, *, takes_generic=False):
+    """Register ``fn`` as the kernel forward of ``module.name``; with ``takes_generic`` the
+    function replacing an array-level function gets that function as ``generic=`` (for the
+    arrays its kernel declines)."""
     def deco(fn):
-        _TABLE.append((module, name, fn))
+        _TABLE.append((module, name, fn, takes_generic))
         return fn
     return deco
 
@@ -45,15 +51,14 @@ def _with_fallback(fn, generic):
 def overrides():
     """``{node class or update function: replacement}`` for every op found in this checkout."""
     table = {}
-    for module, name, fn in _TABLE:
-        try:
-            target = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
+    for module, name, fn, takes_generic in _TABLE:
+        target = loaded_op(module, name)
+        if target is None:
             continue
         if isinstance(target, type):
             table[target] = _with_fallback(fn, target.forward)
         else:
-            table[target] = fn
+            table[target] = functools.partial(fn, generic=target) if takes_generic else fn
     return table
 
 
@@ -200,7 +205,6 @@ def cross_entropy_forward(ctx, input, target, weight, reduction, ignore_index, l
     when a graph is recorded), the target log-probabilities and the smoothing sums; the rest is
     the generic path's bookkeeping on one value per sample."""
     from ..._tensor import Tensor
-    from ...nn.functional.loss import _checked_targets, _reduce_terms, _total
     x = input._data
     if (ctype(x.dtype) is None or x.size == 0
             or (weight is not None and weight._data.dtype != x.dtype)):
@@ -213,7 +217,7 @@ def cross_entropy_forward(ctx, input, target, weight, reduction, ignore_index, l
         t = t.reshape(())
     if t.dtype != xp.int64:
         t = t.astype(xp.int64)
-    safe, valid = _checked_targets(xp, t, classes, ignore_index)
+    safe, valid = class_targets.checked_targets(xp, t, classes, ignore_index)
     wdata = None if weight is None else weight._data
     logp, picked, smooth = cross_entropy.forward(xp, x, safe, wdata, bool(ctx.needs_input_grad))
     ctx.reduction, ctx.smoothing = reduction, label_smoothing
@@ -232,13 +236,13 @@ def cross_entropy_forward(ctx, input, target, weight, reduction, ignore_index, l
             loss = xp.where(valid, loss, 0).astype(x.dtype, copy=False)
         ctx.cax, ctx.safe, ctx.valid, ctx.w = cax, safe, valid, w
         ctx.class_weight = wdata
-        ctx.total_weight = loss.size if w is None else _total(w)
-        out = _reduce_terms(loss, ctx.total_weight, reduction)
+        ctx.total_weight = loss.size if w is None else class_targets.total(w)
+        out = class_targets.reduce_terms(loss, ctx.total_weight, reduction)
         if label_smoothing > 0:
             term = -smooth
             if valid is not None:
                 term = xp.where(valid, term, 0).astype(x.dtype, copy=False)
-            out = (1 - label_smoothing) * out + _reduce_terms(term, ctx.total_weight, reduction) * (
+            out = (1 - label_smoothing) * out + class_targets.reduce_terms(term, ctx.total_weight, reduction) * (
                 label_smoothing / classes)
     if ctx.needs_input_grad:
         ctx.save_for_backward(Tensor._make(logp, input._device))
@@ -285,7 +289,6 @@ _NORM = "gputorch.nn.functional.normalization"
 
 @kernel_forward(_NORM, "NativeLayerNormBackward0")
 def layer_norm_forward(ctx, input, weight, bias, ndims, eps):
-    from ...nn.functional.normalization import _record_affine, _wrap
     x = input._data
     res = normalization.rows_forward(xp_of(input), x, ndims, None if weight is None else weight._data,
                                      None if bias is None else bias._data, eps, rms=False)
@@ -293,14 +296,13 @@ def layer_norm_forward(ctx, input, weight, bias, ndims, eps):
         return NotImplemented
     y, mean, rstd = res
     ctx.eps, ctx.axes = eps, tuple(range(x.ndim - ndims, x.ndim))
-    _record_affine(ctx, input, weight, bias)
-    ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
+    stats.record_affine(ctx, input, weight, bias)
+    ctx.save_for_backward(input, weight, stats.wrap_like(mean, input), stats.wrap_like(rstd, input))
     return y
 
 
 @kernel_forward(_NORM, "FusedRmsNormBackward0")
 def rms_norm_forward(ctx, input, weight, ndims, eps):
-    from ...nn.functional.normalization import _record_affine, _wrap
     x = input._data
     res = normalization.rows_forward(xp_of(input), x, ndims, None if weight is None else weight._data, None, eps,
                                      rms=True)
@@ -308,8 +310,8 @@ def rms_norm_forward(ctx, input, weight, ndims, eps):
         return NotImplemented
     y, _, rstd = res
     ctx.eps, ctx.axes = eps, tuple(range(x.ndim - ndims, x.ndim))
-    _record_affine(ctx, input, weight, None)
-    ctx.save_for_backward(input, weight, _wrap(rstd, input))
+    stats.record_affine(ctx, input, weight, None)
+    ctx.save_for_backward(input, weight, stats.wrap_like(rstd, input))
     return y
 
 
@@ -317,7 +319,6 @@ def rms_norm_forward(ctx, input, weight, ndims, eps):
 def batch_norm_forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Batch statistics in one kernel (Welford per channel), normalization with the affine
     parameters in another; running statistics updated as the generic path does."""
-    from ...nn.functional.normalization import _acc, _record_affine, _rstd, _update_running, _wrap
     x = input._data
     if ctype(x.dtype) is None or x.ndim < 2:
         return NotImplemented
@@ -328,19 +329,20 @@ def batch_norm_forward(ctx, input, weight, bias, running_mean, running_var, trai
         mean, m2 = normalization.batch_stats(xp, x)
         n = x.size // channels if channels else 0
         with quiet_errors():
-            rstd = _rstd(xp, m2 / n, eps)
+            rstd = stats.rstd(xp, m2 / n, eps)
             if running_mean is not None and n > 0:
-                _update_running(running_mean, mean.reshape(shape), momentum)
+                stats.update_running(running_mean, mean.reshape(shape), momentum)
             if running_var is not None and n > 0:
-                _update_running(running_var, m2.reshape(shape) / (n - 1), momentum)
+                stats.update_running(running_var, m2.reshape(shape) / (n - 1), momentum)
     else:
-        mean = _acc(running_mean._data).reshape(-1).copy()
-        rstd = _rstd(xp, _acc(running_var._data).reshape(-1), eps)
+        mean = stats.accumulated(running_mean._data).reshape(-1).copy()
+        rstd = stats.rstd(xp, stats.accumulated(running_var._data).reshape(-1), eps)
     y = normalization.channel_affine(xp, x, mean, rstd, None if weight is None else weight._data,
                                      None if bias is None else bias._data)
     ctx.training, ctx.eps, ctx.axes, ctx.shape = training, eps, (0,) + tuple(range(2, x.ndim)), shape
-    _record_affine(ctx, input, weight, bias)
-    ctx.save_for_backward(input, weight, _wrap(mean.reshape(shape), input), _wrap(rstd.reshape(shape), input))
+    stats.record_affine(ctx, input, weight, bias)
+    ctx.save_for_backward(input, weight, stats.wrap_like(mean.reshape(shape), input),
+                          stats.wrap_like(rstd.reshape(shape), input))
     return y
 
 
@@ -363,48 +365,46 @@ _CONV = "gputorch.nn.functional.conv"
 def convolution_forward(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """A convolution as im2col (one kernel launch) and a batched matrix product (cuBLAS); the
     transposed convolution as a matrix product and col2im."""
-    from ...nn.functional.conv import _as_4d, _as_nd, _out_hw, _transposed_out_hw
     if not _same_dtype(input._data, weight._data) or (bias is not None and bias._data.dtype != input._data.dtype):
         return NotImplemented
     xp = xp_of(input)
-    x, w = _as_4d(input._data), _as_4d(weight._data)
+    x, w = geometry.as_4d(input._data), geometry.as_4d(weight._data)
     if transposed:
-        out_hw = _transposed_out_hw(x.shape, w.shape, stride, padding, dilation, output_padding)
+        out_hw = geometry.transposed_conv_out_hw(x.shape, w.shape, stride, padding, dilation, output_padding)
         y = im2col.conv_input_grad(xp, x, w, (x.shape[0], w.shape[1] * groups) + out_hw, stride, padding, dilation,
                                    groups)
     else:
         y = im2col.conv_forward(xp, x, w, stride, padding, dilation, groups,
-                                _out_hw(x.shape, w.shape, stride, padding, dilation))
+                                geometry.conv_out_hw(x.shape, w.shape, stride, padding, dilation))
     if bias is not None:
         y += bias._data.reshape(-1, 1, 1)
     ctx.save_for_backward(input, weight)
     ctx.has_bias = bias is not None
     ctx.params = (stride, padding, dilation, transposed, output_padding, groups)
-    return _as_nd(y, input._data.ndim)
+    return geometry.as_nd(y, input._data.ndim)
 
 
 @kernel_forward(_CONV, "ConvolutionBackwardBackward0")
 def convolution_backward(ctx, grad_output, input, weight, stride, padding, dilation, transposed, output_padding,
                          groups, output_mask):
-    from ...nn.functional.conv import _as_4d, _as_nd
     if not _same_dtype(grad_output._data, input._data, weight._data):
         return NotImplemented
     xp = xp_of(input)
     ndim = input._data.ndim
-    g, x, w = _as_4d(grad_output._data), _as_4d(input._data), _as_4d(weight._data)
+    g, x, w = geometry.as_4d(grad_output._data), geometry.as_4d(input._data), geometry.as_4d(weight._data)
     outs = []
     if output_mask[0]:
         if transposed:
             gi = im2col.conv_forward(xp, g, w, stride, padding, dilation, groups, x.shape[2:])
         else:
             gi = im2col.conv_input_grad(xp, g, w, x.shape, stride, padding, dilation, groups)
-        outs.append(_as_nd(gi, ndim))
+        outs.append(geometry.as_nd(gi, ndim))
     if output_mask[1]:
         if transposed:
             gw = im2col.conv_weight_grad(xp, g, x, w.shape, stride, padding, dilation, groups)
         else:
             gw = im2col.conv_weight_grad(xp, x, g, w.shape, stride, padding, dilation, groups)
-        outs.append(_as_nd(gw, ndim))
+        outs.append(geometry.as_nd(gw, ndim))
     if output_mask[2]:
         outs.append(g.sum(axis=(0, 2, 3)))
     ctx.save_for_backward(grad_output, input, weight)
@@ -470,13 +470,12 @@ def avg_pool2d_backward(ctx, grad_output, input, kernel, stride, padding, ceil_m
 @kernel_forward("gputorch.nn.functional.sparse", "EmbeddingDenseBackward0")
 def embedding_dense_backward(ctx, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The weight gradient by atomic scatter-add of the output gradient's rows."""
-    from ...nn.functional.sparse import _counts
     g = grad._data
     if ctype(g.dtype) is None or not g.ndim:
         return NotImplemented
     xp = xp_of(grad)
     idx = indices._data.reshape(-1)
-    counts = _counts(xp, idx, num_weights) if scale_grad_by_freq and idx.size else None
+    counts = index_counts(xp, idx, num_weights) if scale_grad_by_freq and idx.size else None
     out = embedding.embedding_backward(xp, g, idx, num_weights, padding_idx, counts)
     ctx.save_for_backward(indices)
     ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
@@ -484,12 +483,11 @@ def embedding_dense_backward(ctx, grad, indices, num_weights, padding_idx, scale
 
 
 # ================================================================ dropout
-@kernel_forward("gputorch.nn.functional._fused_dropout", "philox_dropout")
+@kernel_forward("gputorch.ops.philox_dropout", "philox_dropout")
 def philox_dropout(xp, x, p, seed, offset):
     """The fused dropout's mask from the Philox stream at ``(seed, offset)``, in one kernel."""
-    from ...nn.functional._fused_dropout import philox_dropout as generic
     out = dropout.dropout(xp, x, p, seed, offset)
-    return generic(xp, x, p, seed, offset) if out is None else out
+    return generic_philox_dropout(xp, x, p, seed, offset) if out is None else out
 
 
 # ================================================================ gradient norms
@@ -503,5 +501,5 @@ def sum_of_squares(xp, arrays):
 
 
 # ================================================================ optimizers
-kernel_forward("gputorch.optim.sgd", "sgd_update")(optimizers.multi_tensor_sgd)
-kernel_forward("gputorch.optim.adam", "adam_update")(optimizers.multi_tensor_adam)
+kernel_forward("gputorch.optim.sgd", "sgd_update", takes_generic=True)(optimizers.multi_tensor_sgd)
+kernel_forward("gputorch.optim.adam", "adam_update", takes_generic=True)(optimizers.multi_tensor_adam)

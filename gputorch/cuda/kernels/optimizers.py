@@ -57,9 +57,10 @@ def _launch(xp, name, columns, sizes, extra_args):
 
 
 def multi_tensor_sgd(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov,
-                     maximize, xp):
-    """:func:`gputorch.optim.sgd.sgd_update` as one kernel launch per dtype."""
-    from ...optim.sgd import sgd_update
+                     maximize, xp, generic):
+    """:func:`gputorch.optim.sgd.sgd_update` as one kernel launch per dtype; ``generic`` (that
+    function) updates the parameters the kernel does not take."""
+    sgd_update = generic
     use_buf = momentum != 0
     groups, rest = _groups(len(params), lambda i: (params[i], grads[i],
                                                    momentum_buffers[i] if use_buf else None))
@@ -89,9 +90,10 @@ def multi_tensor_sgd(params, grads, momentum_buffers, *, lr, weight_decay, momen
 
 
 def multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, amsgrad, beta1, beta2, lr,
-                      weight_decay, eps, maximize, decoupled_weight_decay, xp):
-    """:func:`gputorch.optim.adam.adam_update` as one kernel launch per dtype."""
-    from ...optim.adam import adam_update
+                      weight_decay, eps, maximize, decoupled_weight_decay, xp, generic):
+    """:func:`gputorch.optim.adam.adam_update` as one kernel launch per dtype; ``generic`` (that
+    function) updates the parameters the kernel does not take."""
+    adam_update = generic
     groups, rest = _groups(len(params), lambda i: (params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
                                                    max_exp_avg_sqs[i] if amsgrad else None))
     w = 1 - beta1

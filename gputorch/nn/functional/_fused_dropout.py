@@ -11,12 +11,11 @@ would consume, so the numbers (float64 uniforms ``u``, element kept where ``u < 
 generator state afterwards are those of the composite path. Backward multiplies the gradient by
 the same mask, regenerated from ``(seed, offset)`` -- nothing input-sized is kept.
 """
-import numpy as np
-
 from ..._dispatch import apply, apply_inplace
 from ...autograd.node import Node
 from ...backends.philox import PhiloxEngine
 from ...ops._common import xp_of
+from ...ops.philox_dropout import philox_dropout
 from ...random import generator_for
 
 __all__ = []
@@ -25,20 +24,6 @@ __all__ = []
 def blocks_used(n):
     """Philox blocks (128 bits each) that ``n`` float64 uniforms consume."""
     return (2 * int(n) + 3) // 4
-
-
-def philox_dropout(xp, x, p, seed, offset):
-    """``x * mask / (1 - p)`` on arrays, the mask drawn from the Philox stream at ``(seed, offset)``
-    (the generic version of the backend kernel that replaces it); ``1 / (1 - p)`` is computed in
-    x's dtype and applied by multiplication, as ``input * noise`` does."""
-    engine = PhiloxEngine(seed, xp=xp)
-    engine.offset = offset
-    keep = engine.random(x.shape, np.float64) < 1 - p
-    dt = x.dtype.type
-    with np.errstate(over="ignore", divide="ignore"):
-        scale = dt(1) / dt(1 - p)
-    noise = xp.where(keep, scale, dt(0)).astype(x.dtype, copy=False)
-    return x * noise
 
 
 def available(input):

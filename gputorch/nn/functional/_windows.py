@@ -15,18 +15,10 @@ a whole-array strided copy, add or compare; padding is never materialised.
 - :func:`conv_forward`, :func:`conv_input_grad` and :func:`conv_weight_grad` are the
   three products of a convolution (transposed convolution reuses them, swapped).
 """
+from ...ops.window_geometry import out_size
+
 __all__ = ["out_size", "tap_ranges", "im2col", "col2im", "conv_forward", "conv_input_grad",
            "conv_weight_grad"]
-
-
-def out_size(size, kernel, stride, pad_before, pad_after, dilation, ceil_mode=False):
-    """Number of window positions along one dim (PyTorch's rule, incl. ceil_mode's rule that the
-    last window must start inside the input or the left padding)."""
-    span = size + pad_before + pad_after - dilation * (kernel - 1) - 1
-    n = (span + (stride - 1 if ceil_mode else 0)) // stride + 1
-    if ceil_mode and (n - 1) * stride >= size + pad_before:
-        n -= 1
-    return n
 
 
 def tap_ranges(size, out, kernel, stride, pad_before, dilation):

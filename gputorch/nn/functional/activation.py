@@ -350,7 +350,7 @@ class SoftshrinkBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * ((a > ctx.lambd) | (a < -ctx.lambd))
+        return grad * ~((a >= -ctx.lambd) & (a <= ctx.lambd))
 
 
 class HardshrinkBackward0(Node):
@@ -360,7 +360,8 @@ class HardshrinkBackward0(Node):
         x, back = _float_array("hardshrink_cpu", a)
         ctx.save_for_backward(a)
         ctx.lambd = lambd
-        return _finish(xp_of(a).where((x > lambd) | (x < -lambd), x, 0).astype(x.dtype, copy=False), back)
+        keep = ~((x >= -lambd) & (x <= lambd))   # NaN is kept, as in PyTorch
+        return _finish(xp_of(a).where(keep, x, 0).astype(x.dtype, copy=False), back)
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors

@@ -17,29 +17,11 @@ from ..._dispatch import apply
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import xp_of
+from ...ops.window_geometry import as_4d as _as_4d, as_nd as _as_nd, conv_out_hw as _out_hw
+from ...ops.window_geometry import transposed_conv_out_hw as _transposed_out_hw
 from . import _windows
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
-
-
-# ---------------------------------------------------------------- array helpers
-def _as_4d(a):
-    """A 1-D-spatial array (N, C, L) as (N, C, 1, L) (a view)."""
-    return a[:, :, None, :] if a.ndim == 3 else a
-
-
-def _as_nd(a, ndim):
-    return a.reshape(a.shape[0], a.shape[1], a.shape[3]) if ndim == 3 else a
-
-
-def _out_hw(x_shape, w_shape, stride, padding, dilation):
-    return tuple(_windows.out_size(x_shape[2 + d], w_shape[2 + d], stride[d], padding[d][0], padding[d][1],
-                                   dilation[d]) for d in range(2))
-
-
-def _transposed_out_hw(x_shape, w_shape, stride, padding, dilation, output_padding):
-    return tuple((x_shape[2 + d] - 1) * stride[d] - padding[d][0] - padding[d][1]
-                 + dilation[d] * (w_shape[2 + d] - 1) + output_padding[d] + 1 for d in range(2))
 
 
 # ---------------------------------------------------------------- the ops

@@ -27,6 +27,8 @@ from ...autograd.grad_mode import no_grad
 from ...autograd.node import AccumulateGrad, Node
 from ...ops._common import grad_for, operand_arrays, quiet_errors, xp_of
 from ...ops._reducing import const, create_graph
+from ...ops.class_targets import checked_targets as _checked_targets, reduce_terms as _reduce_terms
+from ...ops.class_targets import total as _total
 from ...ops.comparison import where
 from ...ops.creation import ones_like, zeros_like
 from ...ops.pointwise import xlogy
@@ -46,11 +48,6 @@ _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 
 
 # ----------------------------------------------------------------------------- shared helpers
-def _total(arr):
-    """Sum of all elements (float16 accumulates in float32, as PyTorch does)."""
-    return arr.sum(dtype=_F32) if arr.dtype == _F16 else arr.sum()
-
-
 def _reduce_array(xp, loss, reduction):
     """``loss`` reduced on arrays: itself, its sum or its mean (NaN for an empty mean)."""
     if reduction == "none":
@@ -92,7 +89,7 @@ def _not_implemented(kernel, dt):
 
 def _not_differentiable(function, arg, t):
     """PyTorch's error for a weight that requires grad where the loss has no gradient for it."""
-    if t is not None and t._requires_grad and _GRAD_ENABLED[0]:
+    if t is not None and t._requires_grad and _GRAD_ENABLED.value:
         raise RuntimeError(f"The function '{function}' is not differentiable with respect to argument "
                            f"'{arg}'. This input cannot have requires_grad True.")
 
@@ -454,21 +451,6 @@ def _check_class_args(input, target, weight):
                            f"{_legacy_name(weight._dtype)}")
 
 
-def _checked_targets(xp, t, n_classes, ignore_index):
-    """``(safe, valid)``: targets with the ignored ones set to class 0, and the mask of the
-    others (None when no target is ignored). IndexError for a target out of range."""
-    out_of_range = (t < 0) | (t >= n_classes)
-    if not 0 <= ignore_index < n_classes and not bool(out_of_range.any()):
-        return t, None
-    ignored = t == ignore_index
-    bad = out_of_range & ~ignored
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(t[bad].ravel()[0])} is out of bounds.")
-    if not bool(ignored.any()):
-        return t, None
-    return xp.where(ignored, 0, t), ~ignored
-
-
 def _class_terms(ctx, xp, logp, target, weight, ignore_index):
     """Per-target terms ``-weight[t] * logp[t]`` (0 where ignored), shaped like the target.
 
@@ -499,13 +481,6 @@ def _class_terms(ctx, xp, logp, target, weight, ignore_index):
     ctx.class_weight = None if weight is None else weight._data
     ctx.total_weight = loss.size if w is None else _total(w)
     return loss
-
-
-def _reduce_terms(loss, total_weight, reduction):
-    if reduction == "none":
-        return loss
-    total = _total(loss)
-    return total if reduction == "sum" else total / total_weight
 
 
 def _target_distribution(ctx, xp, dtype, shape, smoothing):

@@ -20,6 +20,8 @@ from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
+from ...ops.normalization_stats import accumulated as _acc, record_affine as _record_affine, rstd as _rstd
+from ...ops.normalization_stats import update_running as _update_running, wrap_like as _wrap
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"]
 
@@ -29,22 +31,8 @@ _F32 = np.dtype(np.float32)
 
 
 # ---------------------------------------------------------------------------- shared helpers
-def _acc(x):
-    """An array in its accumulation dtype (float32 for float16)."""
-    return x.astype(_F32) if x.dtype == _F16 else x
-
-
 def _acc_tensor(t):
     return t.float() if t is not None and t._data.dtype == _F16 else t
-
-
-def _wrap(array, like):
-    return Tensor._make(array, like._device)
-
-
-def _rstd(xp, var, eps):
-    with quiet_errors():
-        return 1.0 / xp.sqrt(var + eps)
 
 
 def _centered_moments(x, axes):
@@ -66,7 +54,7 @@ def _count(shape, axes):
 def _normalized(x, mean, rstd, dims, eps):
     """``(xhat, rstd)`` as tensors: from the saved statistics, or, when backward is recorded,
     recomputed from ``x`` so that they carry its history."""
-    if _GRAD_ENABLED[0] and x._requires_grad:
+    if _GRAD_ENABLED.value and x._requires_grad:
         mean = x.mean(dims, keepdim=True)
         centered = x - mean
         rstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
@@ -114,15 +102,6 @@ def _cast_to(g, dtype):
     return g if g is None or g._dtype is dtype else g.to(dtype)
 
 
-def _record_affine(ctx, input, weight, bias):
-    """Note which of weight/bias were given and need gradients (they follow ``input``)."""
-    need = ctx.needs_input_grad
-    ctx.has_w, ctx.has_b = weight is not None, bias is not None
-    ctx.need_w = ctx.has_w and len(need) > 1 and need[1]
-    ctx.need_b = ctx.has_b and len(need) > 1 + ctx.has_w and need[1 + ctx.has_w]
-    ctx.dtypes = tuple(t._dtype for t in (input, weight, bias) if t is not None)
-
-
 def _check_dtypes(input, *params):
     for p in params:
         if p is None:
@@ -151,7 +130,7 @@ def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
 def _kernel_backward(ctx, kind, grad, x, mean, rstd, weight):
     """The gradients from the backend's :func:`norm_backward_kernel`, or None."""
     kernel = grad._device._backend.overrides.get(norm_backward_kernel)
-    if kernel is None or _GRAD_ENABLED[0]:
+    if kernel is None or _GRAD_ENABLED.value:
         return None
     res = kernel(xp_of(grad), kind, grad._data, x._data, None if mean is None else mean._data, rstd._data,
                  None if weight is None else weight._data, ctx.axes, (ctx.needs_input_grad[0], ctx.need_w, ctx.need_b))
@@ -209,14 +188,6 @@ class NativeBatchNormBackward0(Node):
             gx = _normalized_grad(gxhat, xhat, rstd, dims) if ctx.training else gxhat * rstd
         gw, gb = _param_grads(ctx, g, xhat, dims, (-1,))
         return _grads_for_args(ctx, gx, gw, gb)
-
-
-def _update_running(stat, batch_value, momentum):
-    """``stat = momentum * batch_value + (1 - momentum) * stat`` in place (PyTorch's order)."""
-    old = stat._data
-    new = momentum * batch_value.reshape(old.shape) + (1 - momentum) * _acc(old)
-    old[...] = new.astype(old.dtype, copy=False)
-    stat._vc[0] += 1
 
 
 def _verify_batch_size(size):
@@ -400,7 +371,7 @@ class FusedRmsNormBackward0(Node):
             return fused
         xa, g = _acc_tensor(x), _acc_tensor(grad)
         dims = list(ctx.axes)
-        if _GRAD_ENABLED[0] and xa._requires_grad:
+        if _GRAD_ENABLED.value and xa._requires_grad:
             rstd = ((xa * xa).mean(dims, keepdim=True) + ctx.eps).rsqrt()
         xhat = xa * rstd
         gx = gw = None

@@ -83,7 +83,7 @@ class ThnnFusedGruCellBackward0(Node):
 
     def backward(ctx, grad):
         gi, gh, h = ctx.saved_tensors
-        if _GRAD_ENABLED[0]:
+        if _GRAD_ENABLED.value:
             d_gi, d_gh, d_h = _gru_cell_grads(grad, gi, gh, h)
         else:
             d_gi, d_gh, d_h = apply(_GruCellGrads, grad, h, workspace=ctx.workspace)
@@ -158,7 +158,7 @@ class ThnnFusedLstmCellBackward0(Node):
 
     def backward(ctx, grad_h, grad_c):
         gi, gh, c = ctx.saved_tensors
-        if _GRAD_ENABLED[0]:
+        if _GRAD_ENABLED.value:
             d_gates, d_c = _lstm_cell_grads(grad_h, grad_c, gi, gh, c)
         else:
             d_gates, d_c = apply(_LstmCellGrads, grad_h, grad_c, c, workspace=ctx.workspace)

@@ -15,15 +15,11 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
+from ...ops.index_counts import index_counts as _counts
 
 __all__ = ["embedding"]
 
 _INDEX_DTYPES = (_dtype.int64, _dtype.int32)
-
-
-def _counts(xp, idx, num_weights):
-    """How often each index occurs, per position of ``idx`` (for ``scale_grad_by_freq``)."""
-    return xp.bincount(idx, minlength=num_weights)[idx]
 
 
 class EmbeddingBackward0(Node):

@@ -65,7 +65,7 @@ class BackwardHook:
                 index.append(i)
                 tensors.append(a)
                 requires_grad = requires_grad or a.requires_grad
-        if not (requires_grad and _GRAD_ENABLED[0]):
+        if not (requires_grad and _GRAD_ENABLED.value):
             return args, None
         new = BackwardHookFunction.apply(*tensors)
         node = next((t.grad_fn for t in new if t.grad_fn is not None), None)

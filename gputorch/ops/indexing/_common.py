@@ -4,13 +4,13 @@ dtype names PyTorch's messages print.
 """
 import contextlib
 
+from ..._dispatch import OVERLAP_MESSAGE
 from ..._tensor import Tensor
 from .._common import quiet_errors
 
 
 _NULL_CONTEXT = contextlib.nullcontext()
-_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
-            "memory location. Please clone() the tensor before performing the operation.")
+_OVERLAP = OVERLAP_MESSAGE
 
 
 def _on_device(t):
@@ -28,6 +28,8 @@ def _write(xp, target, key, value, accumulate=False):
                 target[key] = value
     except ValueError as e:
         if "read-only" in str(e):
+            if target.size == 0:   # nothing to write into an empty expanded tensor
+                return
             raise RuntimeError(_OVERLAP) from None
         if "broadcast" not in str(e) and "shape mismatch" not in str(e):
             raise

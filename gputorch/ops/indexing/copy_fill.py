@@ -6,14 +6,14 @@ from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import sum_to_shape, xp_of
 from ..registry import tensor_method
-from ..shape import _broadcast_pair
+from ..._broadcast import broadcast_pair
 from ._common import _grad_as, _write
 
 
 def _check_broadcastable_into(shape, src_shape):
     if len(src_shape) > len(shape):
         raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
-                           f"{list(_broadcast_pair(shape, src_shape))}")
+                           f"{list(broadcast_pair(shape, src_shape))}")
     lead = len(shape) - len(src_shape)
     for i, s in enumerate(src_shape):
         if s != 1 and s != shape[lead + i]:

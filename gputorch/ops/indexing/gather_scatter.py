@@ -13,7 +13,8 @@ from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import quiet_errors, xp_of
 from ..registry import tensor_method
-from ..shape import Key, SliceBackward0, ViewScatterBackward0, _broadcast_pair
+from ..._broadcast import broadcast_pair
+from ..shape import Key, SliceBackward0, ViewScatterBackward0
 from ._common import (_cast_values, _check_nonnegative_bounds, _check_source_dtype, _grad_as, _on_device,
                       _write)
 from .index_nodes import IndexBackward0, IndexPutBackward0, _scatter_into_zeros
@@ -234,7 +235,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     d = input._wrap_dim(dim)
     a, b = list(input._data.shape), list(indices._data.shape)
     a[d] = b[d] = 1
-    shape = list(_broadcast_pair(a, b))
+    shape = list(broadcast_pair(a, b))
     shape_in, shape_idx = shape.copy(), shape.copy()
     shape_in[d], shape_idx[d] = input._data.shape[d], indices._data.shape[d]
     idx = _wrapped(indices.expand(shape_idx), input._data.shape[d])

@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import quiet_errors, sum_to_shape, xp_of
 from ..registry import tensor_method
-from ..shape import _broadcast_pair
+from ..._broadcast import broadcast_pair
 from ._common import _c_name, _cast_values, _check_source_dtype, _grad_as, _on_device, _write
 from .index_nodes import _scatter_into_zeros
 from .parsing import Index
@@ -62,7 +62,7 @@ class MaskedFillBackward1(MaskedFillBackward0):
 
 def _masked_fill_args(self, mask, value, name):
     _check_mask(mask, name)
-    _broadcast_pair(mask._data.shape, self._data.shape)
+    broadcast_pair(mask._data.shape, self._data.shape)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -87,7 +87,7 @@ def masked_fill_(self, mask, value):
 class MaskedSelectBackward0(Node):
     def forward(ctx, a, mask):
         xp = xp_of(a)
-        shape = _broadcast_pair(a._data.shape, mask._data.shape)
+        shape = broadcast_pair(a._data.shape, mask._data.shape)
         ctx.in_shape, ctx.shape = a._data.shape, shape
         m = xp.broadcast_to(mask._data, shape)
         ctx.index = Index((m,))
@@ -108,7 +108,7 @@ def masked_select(input, mask, *, out=None):
 class MaskedScatterBackward0(Node):
     def forward(ctx, a, mask, source):
         xp = xp_of(a)
-        shape = _broadcast_pair(a._data.shape, mask._data.shape)
+        shape = broadcast_pair(a._data.shape, mask._data.shape)
         m = xp.broadcast_to(mask._data, shape)
         count = int(m.sum())
         if count > source._data.size:

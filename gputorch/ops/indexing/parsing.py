@@ -104,6 +104,8 @@ def _convert(self, k):
         return "slice", slice(start, stop, step), 1
     if isinstance(k, (Tensor, list, tuple, np.ndarray)):
         return _index_array(self, k)
+    if isinstance(k, range):   # as a list of its integers
+        return _index_array(self, np.arange(k.start, k.stop, k.step, dtype=np.int64))
     if isinstance(k, np.integer):
         return "int", int(k), 1
     raise IndexError(_BAD_INDEX.format(type(k).__name__))

@@ -21,7 +21,7 @@ from .slicing import *  # noqa: F401,F403
 from .transposing import *  # noqa: F401,F403
 # Tensor methods that are not in torch's namespace (so not in __all__), and helpers other op modules use
 from ._common import infer_shape  # noqa: F401
-from .broadcasting import _broadcast_pair, expand, expand_as  # noqa: F401
+from .broadcasting import expand, expand_as  # noqa: F401
 from .copies import contiguous, repeat  # noqa: F401
 from .reshaping import reshape_as, view, view_as  # noqa: F401
 from .view_nodes import Key, sub_view  # noqa: F401

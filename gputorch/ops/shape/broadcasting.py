@@ -3,6 +3,7 @@ dims; the gradient is summed back), broadcast_shapes and broadcast_tensors.
 """
 import numbers
 
+from ..._broadcast import broadcast_pair
 from ..._dispatch import apply_view
 from ...autograd.node import Node
 from .._common import sum_to_shape, xp_of
@@ -86,17 +87,5 @@ def broadcast_tensors(*tensors):
         tensors = tuple(tensors[0])
     shape = ()
     for t in tensors:
-        shape = _broadcast_pair(shape, t._data.shape)
+        shape = broadcast_pair(shape, t._data.shape)
     return tuple(t if t._data.shape == shape else expand(t, shape) for t in tensors)
-
-
-def _broadcast_pair(a, b):
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
-    return tuple(out)

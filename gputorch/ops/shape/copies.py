@@ -49,7 +49,8 @@ class FlipBackward0(Node):
         ctx.dims = dims
         key = [slice(None)] * a._data.ndim
         for d in dims:
-            key[d] = slice(None, None, -1)
+            if key:   # a 0-d tensor's dim 0 / -1 is the tensor itself: nothing to reverse
+                key[d] = slice(None, None, -1)
         return a._data[tuple(key)].copy()
 
     def backward(ctx, grad):

