@@ -151,3 +151,38 @@ def test_installed_console_script_runs():
     assert script.exists(), f"no console script at {script}"
     r = subprocess.run([str(script), "--device", "nonsense"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "invalid device" in r.stderr
+
+
+# --- the GPU extras: CuPy with its own CUDA toolkit wheels (`ctk`), so a driver-only machine works ---
+
+CUDA_EXTRAS = {"cuda12": "cupy-cuda12x", "cuda13": "cupy-cuda13x"}
+
+
+def _extra_requirements(requires, extra):
+    """The requirement strings of ``requires`` (importlib.metadata form) that belong to ``extra``."""
+    marker = f'extra == "{extra}"'
+    return [r.split(";")[0].strip() for r in requires or () if marker in r.replace("'", '"')]
+
+
+def _assert_cuda_extras(requires):
+    for extra, package in CUDA_EXTRAS.items():
+        found = _extra_requirements(requires, extra)
+        assert len(found) == 1, (extra, found)
+        name, _, rest = found[0].partition("[")
+        assert name == package, found
+        extras, _, version = rest.partition("]")
+        assert "ctk" in [e.strip() for e in extras.split(",")], found
+        assert version.replace(" ", "").startswith(">=14"), found  # CuPy 14 has the ctk extra
+
+
+def test_pyproject_cuda_extras_use_cupys_ctk():
+    import tomllib
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    requires = [f'{r}; extra == "{extra}"' for extra in CUDA_EXTRAS for r in extras[extra]]
+    _assert_cuda_extras(requires)
+    assert _extra_requirements(requires, "cuda12") == ["cupy-cuda12x[ctk]>=14"]
+
+
+@installed_only
+def test_installed_metadata_asks_for_cupy_with_ctk():
+    _assert_cuda_extras(_installed_distribution().requires)

@@ -1,9 +1,17 @@
 """A stand-in for the part of CuPy that the CUDA backend uses, for tests without a GPU.
 
-Switched on by ``GPUTORCH_SIMULATE_CUDA=N`` (N simulated devices). Arrays are NumPy
-arrays tagged with the device they live on; like CuPy, every operation checks
-that its array arguments live on the *current* device, so a missing device
-switch in gputorch fails here exactly as it would on a multi-GPU machine.
+Switched on by ``GPUTORCH_SIMULATE_CUDA=N`` (N simulated devices). It is as strict as CuPy, so
+that code which would fail on a GPU fails here:
+
+* the module has only the names of CuPy (``simulated_cupy_api.py``, generated from the installed
+  CuPy by ``simulated_cupy_apigen.py``), and its functions and ufuncs take only CuPy's
+  parameters (``cupy.clip(a, min=...)`` or ``cupy.exp(a, where=...)`` is a TypeError);
+* arrays (``simulated_cupy_array.ndarray``) are not NumPy arrays: ``numpy.asarray`` of one, or a
+  host array mixed into a device op, is a TypeError; ``.get()``, ``asnumpy`` and DLPack lead
+  to the host; results are device arrays (0-d ones where NumPy returns scalars);
+* like CuPy, every operation checks that its array arguments live on the *current* device, so a
+  missing device switch in gputorch fails here exactly as it would on a multi-GPU machine.
+
 Users get the real CuPy; this module exists for tests only.
 
 Besides arrays it provides what the CUDA backend uses of CuPy:
@@ -20,8 +28,8 @@ Besides arrays it provides what the CUDA backend uses of CuPy:
   ``GPUTORCH_SIMULATE_CUDA_MEMORY`` bytes (default 16 GiB; suffixes K, M, G accepted);
 * streams and events as no-ops (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``).
 """
+import inspect as _inspect
 import os
-import weakref
 
 import numpy as _np
 
@@ -123,167 +131,189 @@ cuda.runtime = _runtime
 from .simulated_cupy_memory import (MemoryPointer as _MemoryPointer, device_memory as _device_memory,  # noqa: E402
                                     get_default_memory_pool, get_default_pinned_memory_pool, pools as _pools)
 from .simulated_cupy_kernels import RawKernel, RawModule  # noqa: E402
+from . import simulated_cupy_api as _api  # noqa: E402
 from . import simulated_cupy_memory as _memory, simulated_cupy_kernels as _kernels  # noqa: E402
 
 _memory.install(cuda, _runtime)
 _kernels.install(cuda)
 
 
-def _check_current(arrays):
-    current = _runtime.getDevice()
-    for a in arrays:
-        if isinstance(a, ndarray) and a._device_id != current:
-            raise ValueError(
-                f"Array device must be same as the current device: array device = {a._device_id} "
-                f"while current = {current}")
+from .simulated_cupy_array import (ndarray, check_current as _check_current,  # noqa: E402
+                                   flatten_arrays as _flatten_arrays, reject_host as _reject_host,
+                                   unwrap as _unwrap, wrap as _wrap, call as _call, new as _new)
 
 
-class ndarray(_np.ndarray):
-    """A NumPy array that remembers its (simulated) device."""
-
-    _device_id = 0
-
-    def __array_finalize__(self, obj):
-        self._device_id = getattr(obj, "_device_id", _runtime._current)
-        _pools.track(self)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        _check_current(inputs)
-        _check_current(kwargs.get("out", ()))
-        args = [x.view(_np.ndarray) if isinstance(x, ndarray) else x for x in inputs]
-        out = kwargs.get("out")
-        if out is not None:
-            kwargs["out"] = tuple(o.view(_np.ndarray) if isinstance(o, ndarray) else o for o in out)
-        result = getattr(ufunc, method)(*args, **kwargs)
-        return _wrap(result)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _call(func, args, kwargs)
-
-    @property
-    def device(self):
-        return Device(self._device_id)
-
-    @property
-    def data(self):
-        """``cupy.cuda.MemoryPointer``-like: ``.ptr`` is the address of the first element."""
-        return _MemoryPointer(self.__array_interface__["data"][0], self._device_id)
-
-    def get(self, stream=None):
-        """Copy to the host as a plain NumPy array."""
-        return _np.array(self.view(_np.ndarray), copy=True)
-
-    def __reduce__(self):  # pickling copies to the host like CuPy forbids; tests never pickle these
-        raise TypeError("simulated CUDA arrays cannot be pickled; copy them to the host first")
-
-
-def _flatten_arrays(obj, found):
+def asarray(obj, dtype=None, order=None, *, copy=None, blocking=False):
+    """``cupy.asarray``: ``obj`` itself when it is an array of this device with that dtype; host data
+    (NumPy arrays, scalars, lists) is copied to the current device."""
     if isinstance(obj, ndarray):
-        found.append(obj)
-    elif isinstance(obj, (list, tuple)):
-        for x in obj:
-            _flatten_arrays(x, found)
-    return found
+        if obj._device_id != _runtime.getDevice():
+            return _new(_np.array(obj._a, dtype=dtype, order=order or "K", copy=True), _runtime.getDevice())
+        return obj if dtype is None or obj.dtype == dtype else obj.astype(dtype)
+    if isinstance(obj, (list, tuple)) and _flatten_arrays(obj, []):
+        return array(obj, dtype=dtype)
+    return _new(_np.array(obj, dtype=dtype, copy=True, order=order or "K"), _runtime.getDevice())
 
 
-def _unwrap(obj):
+def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
     if isinstance(obj, ndarray):
-        return obj.view(_np.ndarray)
-    if isinstance(obj, list):
-        return [_unwrap(x) for x in obj]
-    if isinstance(obj, tuple):
-        return tuple(_unwrap(x) for x in obj)
-    return obj
+        obj = obj._a
+    elif isinstance(obj, (list, tuple)) and _flatten_arrays(obj, []):
+        obj = [asarray(x)._a for x in obj]
+    return _new(_np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin), _runtime.getDevice())
 
 
-def _wrap(result):
-    """Results land on the current device."""
-    if isinstance(result, _np.ndarray):
-        out = result.view(ndarray)
-        out._device_id = _runtime.getDevice()
+def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
+    """A host copy of a device array (other objects go through ``numpy.asarray``)."""
+    if isinstance(a, ndarray):
+        return a.get(order=order, out=out)
+    result = _np.asarray(a, order=order)
+    if out is not None:
+        _np.copyto(out, result)
         return out
-    if isinstance(result, tuple):
-        return tuple(_wrap(r) for r in result)
-    if isinstance(result, list):
-        return [_wrap(r) for r in result]
     return result
 
 
-def _call(func, args, kwargs):
-    _check_current(_flatten_arrays(list(args) + list(kwargs.values()), []))
-    return _wrap(func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
-
-
-def asarray(obj, dtype=None, order=None):
-    if isinstance(obj, ndarray):
-        if obj._device_id != _runtime.getDevice():
-            return _wrap(_np.array(obj.view(_np.ndarray), dtype=dtype, copy=True))
-        return obj if dtype is None or obj.dtype == dtype else obj.astype(dtype)
-    return _wrap(_np.array(obj, dtype=dtype, copy=True, order=order or "K"))
-
-
-def array(obj, dtype=None, copy=True, order="K", ndmin=0):
-    return _wrap(_np.array(obj.view(_np.ndarray) if isinstance(obj, ndarray) else obj, dtype=dtype,
-                           copy=True, order=order, ndmin=ndmin))
-
-
-def asnumpy(a, stream=None):
-    if isinstance(a, ndarray):
-        return _np.array(a.view(_np.ndarray), copy=True)
-    return _np.asarray(a)
-
-
 def get_array_module(*args):
+    """This module when an argument is a device array, else NumPy (as ``cupy.get_array_module``)."""
     import sys
-    return sys.modules[__name__]
+    return sys.modules[__name__] if any(isinstance(a, ndarray) for a in args) else _np
 
 
-class _Submodule:
-    """``xp.linalg``, ``xp.random`` ...: the NumPy submodule with device checks and wrapping."""
+_SIMULATED_SUBMODULES = {"linalg": _np.linalg, "fft": _np.fft, "random": _np.random}
 
-    def __init__(self, module):
+
+class _Namespace:
+    """``xp.linalg``, ``xp.fft``, ``xp.random``, ``xp.lib.stride_tricks``: the names CuPy's submodule
+    has, served by NumPy's with device checks and wrapping."""
+
+    def __init__(self, path, module):
+        self._path = path
         self._module = module
 
     def __getattr__(self, name):
-        return _adapt(getattr(self._module, name))
+        if self._path == "lib" and name == "stride_tricks":
+            return _Namespace("lib.stride_tricks", _np.lib.stride_tricks)
+        table = _api.SUBMODULES.get(self._path, {})
+        if name not in table:
+            raise AttributeError(f"module 'cupy.{self._path}' has no attribute {name!r} (CuPy {_api.VERSION})")
+        return _adapt(f"cupy.{self._path}.{name}", getattr(self._module, name), table[name])
+
+    def __repr__(self):
+        return f"<simulated module 'cupy.{self._path}'>"
 
 
-def _adapt(value):
-    if callable(value) and not isinstance(value, type):
+_signatures = {}
+_PARAM_KINDS = {"p": _inspect.Parameter.POSITIONAL_ONLY, "a": _inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                "v": _inspect.Parameter.VAR_POSITIONAL, "k": _inspect.Parameter.KEYWORD_ONLY,
+                "w": _inspect.Parameter.VAR_KEYWORD}
+
+
+def _signature(qualname, spec):
+    """An ``inspect.Signature`` built from a generated parameter spec (see simulated_cupy_apigen)."""
+    sig = _signatures.get(qualname)
+    if sig is None:
+        params = []
+        for p in spec:
+            code, name = p.split(":", 1)
+            default = None if "=" in code else _inspect.Parameter.empty
+            params.append(_inspect.Parameter(name, _PARAM_KINDS[code[0]], default=default))
+        sig = _signatures[qualname] = _inspect.Signature(params)
+    return sig
+
+
+def _check_call(qualname, spec, args, kwargs):
+    """A TypeError, like CuPy's, when ``args``/``kwargs`` do not fit CuPy's signature of the function."""
+    if spec is None:
+        return
+    try:
+        _signature(qualname, spec).bind(*args, **kwargs)
+    except TypeError as e:
+        raise TypeError(f"{qualname}(): {e} (CuPy {_api.VERSION}'s signature: "
+                        f"{qualname}{_signature(qualname, spec)})") from None
+
+
+# Functions of CuPy that take host data (or only look at dtypes and shapes).
+_HOST_INPUTS_ALLOWED = {"asarray", "array", "asanyarray", "asnumpy", "from_dlpack", "result_type", "can_cast",
+                        "min_scalar_type", "ndim", "shape", "size", "isscalar", "iscomplexobj", "isrealobj"}
+
+
+def _adapt(qualname, value, entry):
+    kind, spec = entry
+    if kind == "ufunc" and isinstance(value, _np.ufunc):
+        return _UfuncProxy(qualname, value, spec)
+    if kind == "function" and callable(value) and not isinstance(value, type):
+        host_ok = qualname.rsplit(".", 1)[-1] in _HOST_INPUTS_ALLOWED
+
         def wrapper(*args, **kwargs):
+            _check_call(qualname, spec, args, kwargs)
+            if not host_ok:  # ufunc.at's indices, like array indices, may be host data
+                checked = [a for i, a in enumerate(args) if not (i == 1 and qualname.endswith(".at"))]
+                _reject_host(checked + [v for k, v in kwargs.items() if k != "indices"], qualname)
             return _call(value, args, kwargs)
-        wrapper.__name__ = getattr(value, "__name__", "function")
+        wrapper.__name__ = qualname.rsplit(".", 1)[-1]
+        wrapper.__qualname__ = qualname
         return wrapper
     return value
 
 
-_SUBMODULES = {"linalg": _np.linalg, "fft": _np.fft}
-_PASSTHROUGH = {"ndarray", "dtype", "float16", "float32", "float64", "int8", "int16", "int32",
-                "int64", "uint8", "bool_", "inf", "nan", "pi", "e", "newaxis", "finfo", "iinfo",
-                "result_type", "promote_types", "can_cast", "errstate", "integer", "floating",
-                "number", "generic"}
+# Names CuPy has that NumPy spells differently or lacks; the rest of CuPy's extras (ElementwiseKernel,
+# fuse, ...) are not simulated and raise AttributeError.
+_ALIASES = {"asfarray": lambda a, dtype=_np.float64: asarray(a, dtype=dtype if _np.dtype(dtype).kind in "fc"
+                                                              else _np.float64)}
 
 
 def __getattr__(name):
-    if name in _SUBMODULES:
-        return _Submodule(_SUBMODULES[name])
-    value = getattr(_np, name)
-    if name in _PASSTHROUGH or isinstance(value, type):
-        return value
-    if isinstance(value, _np.ufunc):
-        return _UfuncProxy(value)
-    return _adapt(value)
+    entry = _api.NAMES.get(name)
+    if entry is None:
+        raise AttributeError(f"module 'cupy' has no attribute {name!r} (the simulated CuPy has only the names of "
+                             f"CuPy {_api.VERSION}; see gputorch/backends/simulated_cupy_api.py)")
+    if name in _SIMULATED_SUBMODULES:
+        return _Namespace(name, _SIMULATED_SUBMODULES[name])
+    if name == "lib":
+        return _Namespace("lib", _np.lib)
+    if name in _ALIASES:
+        return _ALIASES[name]
+    value = getattr(_np, name, _MISSING)
+    if value is _MISSING or entry[0] == "module":
+        raise AttributeError(f"cupy.{name} is not simulated (the simulated CuPy stands in for the part of CuPy "
+                             f"that gputorch uses)")
+    return _adapt(f"cupy.{name}", value, entry)
+
+
+_MISSING = object()
 
 
 class _UfuncProxy:
-    """A ufunc whose calls check devices and whose results land on the current device."""
+    """A CuPy ufunc: NumPy's, with CuPy's keywords and methods, device checks, and results on the
+    current device."""
 
-    def __init__(self, ufunc):
+    def __init__(self, qualname, ufunc, spec):
+        self._qualname = qualname
         self._ufunc = ufunc
+        self.nin, self.nout, self._keywords = spec
+        self.nargs = self.nin + self.nout
+        self.__name__ = ufunc.__name__
 
     def __call__(self, *args, **kwargs):
+        if len(args) > self.nargs:
+            raise TypeError(f"{self._qualname}: takes at most {self.nargs} positional arguments, got {len(args)}")
+        if len(args) < self.nin:
+            raise TypeError(f"{self._qualname}: takes {self.nin} input(s), got {len(args)}")
+        if self._keywords is not None:
+            wrong = sorted(set(kwargs) - set(self._keywords))
+            if wrong:
+                raise TypeError(f"Wrong arguments {wrong} for {self._qualname} (CuPy's ufuncs take only "
+                                f"{', '.join(self._keywords)})")
+        _reject_host(list(args) + list(kwargs.values()), self._qualname)
         return _call(self._ufunc, args, kwargs)
 
     def __getattr__(self, name):
-        attr = getattr(self._ufunc, name)
-        return _adapt(attr) if callable(attr) else attr
+        spec = _api.UFUNC_METHODS.get(name, _MISSING)
+        if spec is _MISSING:
+            raise AttributeError(f"CuPy's ufunc {self._qualname} has no attribute {name!r}")
+        method = getattr(self._ufunc, name)
+        return _adapt(f"{self._qualname}.{name}", method, ("function", spec))
+
+    def __repr__(self):
+        return f"<simulated ufunc '{self._qualname}'>"

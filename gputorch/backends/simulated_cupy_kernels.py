@@ -5,7 +5,12 @@ Kernels are compiled with g++ and run on the CPU by the execution harness
 kernel's C++ signature, launch configuration, barriers, warp masks, faults), a launch checks
 what a GPU would reject or crash on: every array argument must be a simulated device array
 on the *current* device (a NumPy host array of more than one element is a TypeError, as in
-CuPy; a size-one NumPy array is passed by value, as in CuPy).
+CuPy; a size-one NumPy array is passed by value, as in CuPy). Python scalars are converted as
+CuPy converts them (``int`` -> ``int64``, ``float`` -> ``float64``) before the harness checks
+them against the C++ parameter types, so a width mismatch is an error here. Grid, block and
+dynamic shared memory limits are the harness's (CUDA's: grid x < 2^31, y/z <= 65535; block
+x/y <= 1024, z <= 64, <= 1024 threads; <= 48 KiB dynamic shared memory unless
+``max_dynamic_shared_size_bytes`` is raised).
 
 The harness runs in fiber mode unless ``GPUTORCH_HARNESS_MODE=threads``.
 """
@@ -80,6 +85,7 @@ class RawKernel:
                         f"kernel '{self.name}': argument {i} is an array on device {a._device_id}, but the kernel "
                         f"runs on the current device {current} (Array device must be same as the current device: "
                         f"array device = {a._device_id} while current = {current})")
+                a = a._a  # the harness reads the simulated device memory: the NumPy array behind it
             elif isinstance(a, np.ndarray):
                 if a.size != 1:
                     raise TypeError(
@@ -88,11 +94,32 @@ class RawKernel:
                         f"If you meant to pass a pointer to __global__ memory, you need to pass a cupy.ndarray "
                         f"instead.")
                 a = a.reshape(())[()]
+            else:
+                a = _as_kernel_scalar(self.name, i, a)
             checked.append(a)
         self._kernel(grid, block, tuple(checked), shared_mem=shared_mem)
 
     def __repr__(self):
         return f"<simulated RawKernel {self.name!r}>"
+
+
+def _as_kernel_scalar(kernel, i, value):
+    """What CuPy puts in a kernel's argument slot for a Python value: ``int`` (and ``bool``, a
+    subclass of it) is an ``int64``, ``float`` a ``float64``, ``complex`` a ``complex128``; NumPy
+    scalars keep their dtype; ``None`` is a null pointer. The harness then checks the slot's type
+    against the kernel's C++ parameter: a width or type mismatch (an ``int64`` for an ``int``, a
+    ``float64`` for a ``float``) is a TypeError here, where a GPU would read garbage."""
+    if value is None or isinstance(value, np.generic):
+        return value
+    if isinstance(value, int):
+        return np.int64(value)
+    if isinstance(value, float):
+        return np.float64(value)
+    if isinstance(value, complex):
+        return np.complex128(value)
+    if isinstance(getattr(value, "ptr", None), int):  # a MemoryPointer
+        return value
+    raise TypeError(f"kernel '{kernel}': argument {i}: Unsupported type {type(value)}")
 
 
 class CompileException(RuntimeError):

@@ -88,8 +88,9 @@ class _Pools:
             p = self._pools[device] = _DevicePool(device)
         return p
 
-    def track(self, array):
-        """Register the memory owner of a new simulated array (once per owner)."""
+    def track(self, array, device):
+        """Register the memory owner of the NumPy array behind a new simulated array on ``device``
+        (once per owner)."""
         owner = array
         base = array.base
         while isinstance(base, np.ndarray):
@@ -101,7 +102,7 @@ class _Pools:
         size = -(-owner.nbytes // ALLOCATION_UNIT) * ALLOCATION_UNIT
         if size == 0:
             return
-        pool = self.pool(array._device_id)
+        pool = self.pool(device)
         pool.malloc(size)
         owners = self._owners
 

@@ -29,7 +29,8 @@ def _binary_check(name, a, b):
 
 class AddBackward0(Node):
     def forward(ctx, a, b, alpha=1):
-        x, y, _ = operand_arrays(a, b)
+        x, y, dt = operand_arrays(a, b)
+        _check_alpha(alpha, dt)
         ctx.alpha = alpha
         ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
         ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
@@ -37,6 +38,12 @@ class AddBackward0(Node):
 
     def backward(ctx, grad):
         return _meta_grads(ctx, grad, 1, ctx.alpha)
+
+
+def _check_alpha(alpha, dt):
+    """PyTorch refuses a float ``alpha`` for an integer (or bool) result."""
+    if dt._category != 2 and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
 
 
 def _is_bool(x):
@@ -53,6 +60,7 @@ class SubBackward0(Node):
         if _is_bool(a) or _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        _check_alpha(alpha, dt)
         ctx.alpha = alpha
         ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
         ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
@@ -122,7 +130,7 @@ class DivBackward0(Node):
             raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                              f"'{rounding_mode}'")
         if dt._category == 1:
-            _check_int_zero(xp, y)
+            _check_int_zero(xp, x, y)
             if rounding_mode == "floor":
                 return xp.floor_divide(x, y)
             q = xp.floor_divide(x, y)
@@ -146,8 +154,11 @@ class DivBackward0(Node):
         return tuple(out)
 
 
-def _check_int_zero(xp, y):
-    """PyTorch's error for an integer division (``//``, ``%``, ``fmod``, rounded ``div``) by zero."""
+def _check_int_zero(xp, x, y):
+    """PyTorch's error for an integer division (``//``, ``%``, ``fmod``, rounded ``div``) by zero
+    (none when the result is empty: nothing is divided)."""
+    if getattr(x, "size", 1) == 0 or getattr(y, "size", 1) == 0:
+        return
     if (y == 0).any() if hasattr(y, "any") else y == 0:
         raise RuntimeError("ZeroDivisionError")
 
@@ -165,7 +176,7 @@ class FloorDivideBackward0(Node):
         _refuse_bool("div_floor_cpu", dt)
         xp = xp_of(first_tensor(a, b))
         if dt._category == 1:
-            _check_int_zero(xp, y)
+            _check_int_zero(xp, x, y)
         with quiet_errors():   # floats: Python's floor division (-4 // inf == -1), as PyTorch
             return xp.floor_divide(x, y)
 
@@ -180,7 +191,7 @@ class RemainderBackward0(Node):
         xp = xp_of(first_tensor(a, b))
         ctx.save_for_backward(a, b)
         if dt._category == 1:
-            _check_int_zero(xp, y)
+            _check_int_zero(xp, x, y)
         with quiet_errors():
             return xp.remainder(x, y)
 
@@ -190,7 +201,7 @@ class RemainderBackward0(Node):
         if isinstance(a, Tensor):
             out.append(grad_for(grad, a))
         if isinstance(b, Tensor):
-            out.append(grad_for(-grad * floor_divide(a, b), b))
+            out.append(grad_for(-grad * div(a, b, rounding_mode="floor"), b))
         return tuple(out)
 
 
@@ -201,7 +212,7 @@ class FmodBackward0(Node):
         xp = xp_of(first_tensor(a, b))
         ctx.save_for_backward(a, b)
         if dt._category == 1:
-            _check_int_zero(xp, y)
+            _check_int_zero(xp, x, y)
         with quiet_errors():
             return xp.fmod(x, y)
 

@@ -279,7 +279,7 @@ class BitwiseXorBackward0(Node):
 class BitwiseNotBackward0(Node):
     def forward(ctx, a):
         if a._dtype._category == 2:
-            raise NotImplementedError(f'"bitwise_not" not implemented for \'{_LEGACY[a._dtype]}\'')
+            raise NotImplementedError(f'"bitwise_not_cpu" not implemented for \'{_LEGACY[a._dtype]}\'')
         return xp_of(a).invert(a._data)
 
 
@@ -325,10 +325,18 @@ bitwise_or = _bitwise("bitwise_or", "|", BitwiseOrBackward0)
 bitwise_xor = _bitwise("bitwise_xor", "^", BitwiseXorBackward0)
 
 
-@tensor_method("bitwise_not", "__invert__")
+@tensor_method("bitwise_not")
 def bitwise_not(input, *, out=None):
     """Elementwise ``~input``: logical not for bool, two's complement for integers."""
     return write_out(apply(BitwiseNotBackward0, input), out)
+
+
+@tensor_method("__invert__")
+def _invert(self):
+    """``~tensor``: as ``bitwise_not``, but floating point is a TypeError (Python's operator)."""
+    if self._dtype._category == 2:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return apply(BitwiseNotBackward0, self)
 
 
 @tensor_method("bitwise_not_")

@@ -277,15 +277,19 @@ class ProdBackward1(Node):
 
 @tensor_method("prod")
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    """Product of all elements, or over one ``dim``. Integer and bool inputs give int64."""
+    """Product of all elements, or over one ``dim``. Integer and bool inputs give int64, unless
+    ``dtype`` says otherwise (the product is computed in, and returned as, ``dtype``)."""
     if dtype is not None:
-        input = input.to(_dtype.to_dtype(dtype))
+        dtype = _dtype.to_dtype(dtype)
+        input = input.to(dtype)
     if dim is None:
         result = apply(ProdBackward0, input)
     elif not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
     else:
         result = apply(ProdBackward1, input, wrap_dim(input, dim), keepdim)
+    if dtype is not None and result._dtype is not dtype:
+        result = result.to(dtype)
     return result if out is None else write_results(result, out)
 
 
@@ -595,17 +599,25 @@ class CountNonzeroBackward0(Node):
         return (a._data != 0).sum(axis=dims, dtype=np.int64)
 
 
+def _logical_dims(input, dim):
+    """The axes ``all``/``any`` reduce: unlike the arithmetic reductions, an empty ``dim``
+    reduces no axis at all."""
+    if isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return ()
+    return normalize_dims(input, dim)
+
+
 @tensor_method("all")
 def all(input, dim=None, keepdim=False, *, out=None):
-    """Whether every element (over ``dim``) is non-zero."""
-    result = apply(AllBackward0, input, normalize_dims(input, dim), keepdim, False)
+    """Whether every element (over ``dim``) is non-zero (``dim=()``: elementwise, as in PyTorch)."""
+    result = apply(AllBackward0, input, _logical_dims(input, dim), keepdim, False)
     return result if out is None else write_results(result, out)
 
 
 @tensor_method("any")
 def any(input, dim=None, keepdim=False, *, out=None):
-    """Whether some element (over ``dim``) is non-zero."""
-    result = apply(AllBackward0, input, normalize_dims(input, dim), keepdim, True)
+    """Whether some element (over ``dim``) is non-zero (``dim=()``: elementwise, as in PyTorch)."""
+    result = apply(AllBackward0, input, _logical_dims(input, dim), keepdim, True)
     return result if out is None else write_results(result, out)
 
 

@@ -94,7 +94,7 @@ def test_scalar_types_are_checked(two_devices, module):
 @needs_compiler
 def test_pointer_tables_from_data_ptr(two_devices, module):
     arrays = [cp.zeros(n, dtype=cp.float32) for n in (3, 300, 1)]
-    assert arrays[1].data.ptr == arrays[1].__array_interface__["data"][0]
+    assert arrays[1].data.ptr == arrays[1].__cuda_array_interface__["data"][0] != 0
     ptrs = cp.asarray(np.array([a.data.ptr for a in arrays], dtype=np.uint64))
     sizes = cp.asarray(np.array([a.size for a in arrays], dtype=np.int64))
     module.get_function("fill_all")(len(arrays), 128, (ptrs, sizes, np.float32(5)))
@@ -110,6 +110,55 @@ def test_errors_have_cupy_names(two_devices, module):
         module.get_function("scale")(0, 32, (cp.ones(1, dtype=cp.float32), np.float32(1), np.int64(1)))
     with pytest.raises(cp.cuda.driver.CUDADriverError, match="named symbol not found"):
         module.get_function("missing")
+
+
+@needs_compiler
+def test_python_scalars_are_converted_like_cupy(two_devices, module):
+    """CuPy puts a Python int in an int64 slot and a float in a float64 slot: right for ``long long`` and
+    ``double`` parameters, a width mismatch (garbage on a GPU) for ``int`` and ``float`` ones."""
+    x = cp.ones(6, dtype=cp.float32)
+    module.get_function("scale")(1, 32, (x, np.float32(2), 4))          # Python int -> long long: fine
+    np.testing.assert_array_equal(cp.asnumpy(x), [2, 2, 2, 2, 1, 1])
+    with pytest.raises(TypeError, match=r"argument 1 'a' has C\+\+ type float.*numpy.float64"):
+        module.get_function("scale")(1, 32, (x, 2.0, 6))                # Python float -> double slot
+    with pytest.raises(TypeError, match=r"argument 2 'n' has C\+\+ type long long.*numpy.int32"):
+        module.get_function("scale")(1, 32, (x, np.float32(2), np.int32(6)))  # numpy scalars keep their dtype
+    y = cp.zeros(4, dtype=cp.int32)
+    with pytest.raises(TypeError, match=r"argument 1 'n' has C\+\+ type int.*numpy.int64"):
+        module.get_function("add_one<int>")(1, 32, (y, 4))              # Python int -> int64, not int
+    with pytest.raises(TypeError, match=r"argument 1 'n' has C\+\+ type int.*numpy.int64"):
+        module.get_function("add_one<int>")(1, 32, (y, True))           # bool is an int: int64 too
+    with pytest.raises(TypeError, match="Unsupported type"):
+        module.get_function("add_one<int>")(1, 32, (y, "4"))
+    with pytest.raises(TypeError, match=r"argument 0 'x' has C\+\+ type int\*.*float32"):
+        module.get_function("add_one<int>")(1, 32, (x, np.int32(4)))    # arrays are typed pointers
+    module.get_function("add_one<int>")(1, 32, (y, np.int32(3)))
+    np.testing.assert_array_equal(cp.asnumpy(y), [1, 1, 1, 0])
+
+
+@needs_compiler
+@pytest.mark.parametrize("grid, block, shared_mem", [
+    ((2**31, 1, 1), (32, 1, 1), 0), ((1, 65536, 1), (32, 1, 1), 0), ((1, 1, 65536), (32, 1, 1), 0),
+    (1, (1025, 1, 1), 0), (1, (1, 1025, 1), 0), (1, (1, 1, 65), 0), (1, (64, 32, 1), 0),
+    (1, 32, 48 * 1024 + 1), (1, 32, -1)])
+def test_launch_limits(two_devices, module, grid, block, shared_mem):
+    x = cp.ones(1, dtype=cp.float32)
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_INVALID_VALUE"):
+        module.get_function("scale")(grid, block, (x, np.float32(2), np.int64(0)), shared_mem=shared_mem)
+    assert cp.asnumpy(x)[0] == 1
+
+
+@needs_compiler
+def test_launch_at_the_limits_runs(two_devices, module):
+    x = cp.ones(1, dtype=cp.float32)
+    k = module.get_function("scale")
+    k((1, 65535, 1), (32, 1, 1), (x, np.float32(2), np.int64(0)))       # n=0: every thread returns
+    k(1, (1024, 1, 1), (x, np.float32(2), np.int64(1)), shared_mem=48 * 1024)
+    k(1, (16, 1, 64), (x, np.float32(2), np.int64(0)))
+    assert cp.asnumpy(x)[0] == 2.0   # only the second launch's thread 0 had an element
+    k.max_dynamic_shared_size_bytes = 64 * 1024                       # opting in raises the limit
+    k(1, 32, (x, np.float32(0.5), np.int64(1)), shared_mem=64 * 1024)
+    assert cp.asnumpy(x)[0] == 1.0
 
 
 def test_memory_pool_counts_live_arrays(two_devices):

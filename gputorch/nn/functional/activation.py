@@ -105,7 +105,7 @@ class HardtanhBackward0(Node):
 
     def forward(ctx, a, min_val, max_val):
         if a._dtype is _dtype.bool:
-            raise NotImplementedError("\"hardtanh\" not implemented for 'Bool'")
+            raise RuntimeError("Bool inputs not supported for hardtanh")
         ctx.min_val, ctx.max_val = min_val, max_val
         x = a._data
         t = x.dtype.type
@@ -268,6 +268,9 @@ class MishBackward0(Node):
         return grad * (t + a * a.sigmoid() * (1 - t * t))
 
 
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))   # PyTorch's constant, in every dtype
+
+
 class HardsigmoidBackward0(Node):
     """``relu6(x + 3) / 6``."""
 
@@ -280,7 +283,7 @@ class HardsigmoidBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * (((a > -3) & (a < 3)) / 6.0)
+        return grad * (((a > -3) & (a < 3)).to(grad.dtype) * _ONE_SIXTH_F32)
 
 
 class HardswishBackward0(Node):

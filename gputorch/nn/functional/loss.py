@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from ... import _dtype
+from ..._broadcast import broadcast_pair
 from ..._dispatch import apply
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd import grad_mode
@@ -104,17 +105,9 @@ def _warn_target_size(input, target):
 def _check_broadcast_into(shape, a_shape, b_shape):
     """Check that ``a_shape`` and ``b_shape`` broadcast together to no more than ``shape`` (PyTorch's
     messages for an in-place op that writes into a tensor of ``shape``)."""
-    n = max(len(a_shape), len(b_shape))
-    a = (1,) * (n - len(a_shape)) + tuple(a_shape)
-    b = (1,) * (n - len(b_shape)) + tuple(b_shape)
-    out = []
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                               f"non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
-    if tuple(out) != tuple(shape):
-        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {out}")
+    out = broadcast_pair(a_shape, b_shape)
+    if out != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
 
 
 def _tensor_grads(ctx, *grads):

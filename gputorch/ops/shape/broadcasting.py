@@ -25,6 +25,8 @@ class ExpandBackward0(Node):
 @tensor_method("expand")
 def expand(self, *sizes):
     """Broadcast to ``sizes`` without copying (-1 keeps a dimension)."""
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _int_args(sizes)
     ndim = self._data.ndim
     if len(sizes) < ndim:

@@ -151,6 +151,8 @@ def roll(input, shifts, dims=None):
     """Rotate elements by ``shifts`` along ``dims`` (over the flattened tensor when ``dims`` is None)."""
     shifts = (int(shifts),) if isinstance(shifts, numbers.Integral) or isinstance(shifts, Tensor) \
         else tuple(int(s) for s in shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")

@@ -12,6 +12,11 @@ __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"
            "row_stack"]
 
 
+def _empty_grad(grad, dt):
+    from ..creation import zeros
+    return zeros(0, dtype=dt, device=grad._device)
+
+
 class CatBackward0(Node):
     def forward(ctx, *tensors, dim, dtype):
         ctx.dim = dim
@@ -28,8 +33,8 @@ class CatBackward0(Node):
         offset = 0
         need = ctx.needs_input_grad
         for i, (size, dt) in enumerate(ctx.meta):
-            if size is None:   # a skipped legacy empty tensor
-                out.append(None)
+            if size is None:   # a skipped legacy empty (0,) tensor: its gradient is empty too
+                out.append(_empty_grad(grad, dt) if need[i] else None)
                 continue
             if need[i]:
                 g = grad.narrow(ctx.dim, offset, size)
