@@ -173,10 +173,19 @@ def _clamp_node(name, input, min, max):
     return ClampBackward1
 
 
+def _mixed_bounds(min, max):
+    """A tensor bound beside a number bound: a 0-d tensor is read as a number (PyTorch's argument
+    parser does the same); any other tensor stays, and ``_clamp_node`` refuses the mix."""
+    if (min is None or max is None) or isinstance(min, Tensor) == isinstance(max, Tensor):
+        return min, max
+    return tuple(b.item() if isinstance(b, Tensor) and b._data.ndim == 0 else b for b in (min, max))
+
+
 @tensor_method("clamp", "clip")
 def clamp(input, min=None, max=None, *, out=None):
     """Limit ``input`` to ``[min, max]``; the bounds are numbers or tensors (broadcast), either may be None.
     With ``min > max`` every element becomes ``max``."""
+    min, max = _mixed_bounds(min, max)
     cls = _clamp_node("clamp", input, min, max)
     return write_out(apply(cls, input, min, max), out)
 
@@ -186,7 +195,7 @@ clip = clamp
 
 @tensor_method("clamp_", "clip_")
 def clamp_(self, min=None, max=None):
-    cls = _clamp_node("clamp", self, min, max)
+    cls = _clamp_node("clamp", self, min, max)   # in place, PyTorch refuses mixed bounds even if 0-d
     return apply_inplace(cls, self, min, max)
 
 
