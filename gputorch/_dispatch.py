@@ -81,7 +81,10 @@ def apply(cls, *args, **params):
         if "broadcast" in str(exc):  # NumPy's and CuPy's words; PyTorch raises RuntimeError
             error = broadcast_error([t._data.shape for t in tensors])
             if error is not None:
-                raise error from None
+                try:
+                    raise error from None
+                finally:
+                    del error   # no frame -> exception -> traceback -> frame cycle holding the tensors
         raise
     except OverflowError as exc:  # a Python number that the tensor's dtype cannot hold
         raise RuntimeError(f"value cannot be converted to the tensor's type without overflow ({exc}) "

@@ -203,9 +203,14 @@ class MemoryProfiler:
 
 
 def _register_existing(tracker):
-    """Register the storages of every tensor alive now (found through the garbage collector)."""
+    """Register the storages of every tensor alive now (found through the garbage collector).
+
+    Unreachable tensors (kept by reference cycles, such as an exception's traceback) are collected
+    first: they are not alive, and their release at some later collection would otherwise show
+    up inside the profile."""
     import gc
     from .._tensor import Tensor
+    gc.collect()
     storage = tracker.storage
     for obj in gc.get_objects():
         if issubclass(type(obj), Tensor):    # type(), not isinstance: no __class__ properties run
