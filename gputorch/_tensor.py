@@ -10,8 +10,6 @@ import numbers
 
 import numpy as np
 
-_NDARRAY = np.ndarray
-
 from . import _dtype
 from ._device import device as Device
 from .autograd import grad_mode
@@ -20,6 +18,7 @@ from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_
 from .utils.hooks import add_hook
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
+_NDARRAY = np.ndarray
 _CPU = Device("cpu")
 _CPU.backend  # noqa: B018 - load the CPU backend eagerly: every process uses it
 
@@ -102,7 +101,7 @@ class Tensor:
     def _make(data, device, dtype=None):
         """Wrap a backend array (internal fast path; no copy, no checks)."""
         t = object.__new__(Tensor)
-        cls = data.__class__
+        cls = data.__class__   # keep_zero_dim(data), inlined: this runs for every op's result
         if cls is _NDARRAY:
             if not data.ndim:
                 data = data.view(_ZeroDimArray)

@@ -72,6 +72,12 @@ class SplitNet(Net):
         return self.head(self.features(x.to(self.first)).to(self.second))
 
 
+OPTIMIZERS = pytest.mark.parametrize("make_opt", [
+    lambda p: gputorch.optim.Adam(p, lr=1e-2),
+    lambda p: gputorch.optim.SGD(p, lr=0.1, momentum=0.9),
+], ids=["adam", "sgd"])
+
+
 def _batch(seed):
     rng = np.random.default_rng(seed)
     return (rng.standard_normal((4, 3, 8, 8)).astype(np.float32),
@@ -94,10 +100,7 @@ def _train(model, opt, device, steps=3, clip=None, out_device=None, dtype=gputor
     return losses
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: gputorch.optim.Adam(p, lr=1e-2),
-    lambda p: gputorch.optim.SGD(p, lr=0.1, momentum=0.9),
-], ids=["adam", "sgd"])
+@OPTIMIZERS
 def test_training_on_second_gpu_while_first_is_current(make_opt):
     gputorch.manual_seed(0)
     model = Net().to("cuda:1")
@@ -134,10 +137,7 @@ def test_hooks_and_checkpoint_run_on_the_tensors_device():
     assert_close(x.grad, xr.grad, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda p: gputorch.optim.Adam(p, lr=1e-2),
-    lambda p: gputorch.optim.SGD(p, lr=0.1, momentum=0.9),
-], ids=["adam", "sgd"])
+@OPTIMIZERS
 def test_model_split_over_two_gpus_trains_like_the_cpu(make_opt):
     # float64: Adam divides by sqrt(v), which turns float32 rounding noise in the near-zero
     # gradients of a bias before batch norm into visible parameter differences.

@@ -20,9 +20,15 @@ class ZeroDimArray(np.ndarray):
             return array.view(np.ndarray)
         if array.__class__ is ZeroDimArray:
             return array
-        out = np.ndarray.__new__(ZeroDimArray, (), array.dtype)  # a fresh result owns its memory
-        out[...] = array
-        return out
+        return _fresh_zero_dim(array)
+
+
+def _fresh_zero_dim(value):
+    """A new :class:`ZeroDimArray` holding ``value`` (a 0-d array or a NumPy scalar) in memory of
+    its own (no ``base``: a fresh result is no view)."""
+    out = np.ndarray.__new__(ZeroDimArray, (), value.dtype)
+    out[...] = value
+    return out
 
 
 def keep_zero_dim(array):
@@ -65,11 +71,7 @@ class CPUBackend(Backend):
         if value.__class__ is ZeroDimArray:
             return value
         value = np.asarray(value)   # e.g. the scalar NumPy gives for a 0-d result
-        if value.ndim:
-            return value
-        out = np.ndarray.__new__(ZeroDimArray, (), value.dtype)
-        out[...] = value
-        return out
+        return value if value.ndim else _fresh_zero_dim(value)
 
     def new_rng_engine(self, device, seed):
         from .numpy_engine import NumpyEngine

@@ -7,7 +7,7 @@ whose gradient is zero. ``where`` is differentiable in both of its branches.
 """
 import warnings
 
-from .. import _broadcast, _dtype
+from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from ..autograd.node import Node
@@ -21,13 +21,6 @@ __all__ = [
     "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "signbit",
     "where", "isclose", "allclose", "equal",
 ]
-
-
-def broadcast_error(*tensors):
-    """PyTorch's RuntimeError for operands whose shapes do not broadcast."""
-    shapes = [t._data.shape for t in tensors if isinstance(t, Tensor)]
-    return _broadcast.broadcast_error(shapes) or RuntimeError(
-        f"shapes {[list(s) for s in shapes]} cannot be broadcast together")
 
 
 def _zero_grads(ctx, grad):
@@ -45,10 +38,7 @@ def _compare(ufunc, ctx, a, b, out_dtype):
     """``ufunc(a, b)`` on the promoted operands: bool, or ``out_dtype`` for the in-place forms."""
     x, y, _ = operand_arrays(a, b)
     _record_metas(ctx, a, b)
-    try:
-        out = getattr(xp_of(a if isinstance(a, Tensor) else b), ufunc)(x, y)
-    except ValueError:
-        raise broadcast_error(a, b) from None
+    out = getattr(xp_of(a if isinstance(a, Tensor) else b), ufunc)(x, y)
     return out if out_dtype is None else out.astype(out_dtype.np)
 
 
@@ -255,10 +245,7 @@ def _bitwise_op(ufunc, a, b):
     x, y, dt = operand_arrays(a, b)
     if dt._category == 2:
         raise NotImplementedError(f'"{ufunc}" not implemented for \'{_LEGACY[dt]}\'')
-    try:
-        return getattr(xp_of(a if isinstance(a, Tensor) else b), ufunc)(x, y)
-    except ValueError:
-        raise broadcast_error(a, b) from None
+    return getattr(xp_of(a if isinstance(a, Tensor) else b), ufunc)(x, y)
 
 
 class BitwiseAndBackward0(Node):
@@ -446,10 +433,7 @@ class WhereBackward0(Node):
         c = condition._data
         if condition._dtype is not _dtype.bool:
             c = c.astype(bool)
-        try:
-            out = xp.where(c, x, y)
-        except ValueError:
-            raise broadcast_error(condition, *[t for t in (a, b) if isinstance(t, Tensor)]) from None
+        out = xp.where(c, x, y)
         return out if out.dtype == dt.np else out.astype(dt.np)
 
     def backward(ctx, grad):
@@ -530,10 +514,7 @@ class IscloseBackward0(Node):
     def forward(ctx, a, b, rtol, atol, equal_nan):
         xp = xp_of(a)
         x, y = a._data, b._data
-        try:
-            close = x == y
-        except ValueError:
-            raise broadcast_error(a, b) from None
+        close = x == y
         if a._dtype._category != 2:
             x = x.astype("float64")
             y = y.astype("float64")

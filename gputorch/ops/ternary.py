@@ -14,7 +14,6 @@ from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import _wrap_int, cast_array, grad_for, quiet_errors, write_out, xp_of
-from .comparison import broadcast_error
 from .registry import tensor_method
 
 __all__ = ["addcmul", "addcdiv"]
@@ -37,12 +36,9 @@ def _operands(name, input, tensor1, tensor2, value):
     return cast_array(input._data, dt), cast_array(tensor1._data, dt), cast_array(tensor2._data, dt), value
 
 
-def _combine(xp, x, scaled, other, divide, tensors):
+def _combine(xp, x, scaled, other, divide):
     """``x + scaled {*,/} other``; ``scaled`` is a fresh array (reused when shapes allow)."""
-    try:
-        shape = np.broadcast_shapes(x.shape, scaled.shape, other.shape)
-    except ValueError:
-        raise broadcast_error(*tensors) from None
+    shape = np.broadcast_shapes(x.shape, scaled.shape, other.shape)
     op = xp.true_divide if divide else xp.multiply
     with quiet_errors():
         r = op(scaled, other, out=scaled) if scaled.shape == shape else op(scaled, other)
@@ -66,7 +62,7 @@ class AddcmulBackward0(Node):
         xp = xp_of(input)
         ctx.value = value
         ctx.save_for_backward(input, tensor1, tensor2)
-        return _combine(xp, x, _scaled(xp, t1, value), t2, False, (input, tensor1, tensor2))
+        return _combine(xp, x, _scaled(xp, t1, value), t2, False)
 
     def backward(ctx, grad):
         input, tensor1, tensor2 = ctx.saved_tensors
@@ -85,7 +81,7 @@ class AddcdivBackward0(Node):
         xp = xp_of(input)
         ctx.value = value
         ctx.save_for_backward(input, tensor1, tensor2)
-        return _combine(xp, x, _scaled(xp, t1, value), t2, True, (input, tensor1, tensor2))
+        return _combine(xp, x, _scaled(xp, t1, value), t2, True)
 
     def backward(ctx, grad):
         input, tensor1, tensor2 = ctx.saved_tensors

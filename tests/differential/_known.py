@@ -46,8 +46,14 @@ KNOWN = [
     (r"^(cumprod|__rmod__|__rdiv__|F\.group_norm|F\.hardshrink|det|pow|addcdiv)$",
      r"(values differ|backward: gputorch raised|backward: torch raised|Low precision dtypes)",
      "numerics at the edges: inf/NaN/huge, singular or empty inputs"),
-    (r"^(scatter_?|full_like|div_|index_select|__rdiv__|__setitem__|cat|addbmm_?)$", r".",
-     "smaller families, listed in the closing note"),
+    (r"^(scatter_?|full_like)$", r"without overflow", "overflowing fill values: gputorch and torch differ on which"),
+    (r"^index_select$", r"^error family: torch RuntimeError\('index_select\(\): Index to scalar",
+     "index_select on a 0-d tensor with several indices: ValueError here"),
+    (r"^__rdiv__$", r"(values differ|must match the size)", "reflected dunders called by hand"),
+    (r"^__setitem__$", r"Index put requires the source and destination dtypes match",
+     "index assignment with a source of another dtype: PyTorch casts in some cases"),
+    (r"^addbmm_?$", r"(dtype int32 \(torch\) vs int64|doesn't match the broadcast shape)",
+     "addbmm: int32 result promoted; in place, PyTorch resizes a broadcast input"),
     (r"^F\.interpolate$", r"mode 'bicubic'", "bicubic interpolation is not implemented"),
 ]
 

@@ -7,7 +7,6 @@ from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import _LEGACY_NAMES as _LEGACY, Tensor
 from .._common import write_out
-from ..comparison import broadcast_error
 from ..registry import tensor_method
 
 
@@ -37,13 +36,6 @@ def _require_tensor(name, value, arg="other", position=2):
     if not isinstance(value, Tensor):
         raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
                         f"not {type(value).__name__}")
-
-
-def _binary_ufunc(fn, x, y, a, b):
-    try:
-        return fn(x, y)
-    except ValueError:
-        raise broadcast_error(a, b) from None
 
 
 def _unary(cls):

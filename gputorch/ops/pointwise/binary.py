@@ -9,7 +9,7 @@ from ...autograd.node import Node
 from .._common import check_operand, first_tensor, grad_for, operand_arrays, quiet_errors, write_out, xp_of
 from ..comparison import where
 from ..registry import tensor_method
-from ._common import _binary_ufunc, _require_tensor
+from ._common import _require_tensor
 
 __all__ = ["atan2", "arctan2", "maximum", "minimum", "fmax", "fmin", "hypot", "logaddexp", "logaddexp2",
            "xlogy", "xlogy_"]
@@ -25,7 +25,7 @@ class Atan2Backward0(Node):
         x, y = _float_pair(a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).arctan2, x, y, a, b)
+            return xp_of(a).arctan2(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -41,7 +41,7 @@ class MaximumBackward0(Node):
         x, y, _ = operand_arrays(a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).maximum, x, y, a, b)
+            return xp_of(a).maximum(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -53,7 +53,7 @@ class MinimumBackward0(Node):
         x, y, _ = operand_arrays(a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).minimum, x, y, a, b)
+            return xp_of(a).minimum(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -82,7 +82,7 @@ class FmaxBackward0(Node):
     def forward(ctx, a, b):
         x, y, _ = operand_arrays(a, b)
         ctx.save_for_backward(a, b)
-        return _binary_ufunc(xp_of(a).fmax, x, y, a, b)
+        return xp_of(a).fmax(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -94,7 +94,7 @@ class FminBackward0(Node):
     def forward(ctx, a, b):
         x, y, _ = operand_arrays(a, b)
         ctx.save_for_backward(a, b)
-        return _binary_ufunc(xp_of(a).fmin, x, y, a, b)
+        return xp_of(a).fmin(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -139,7 +139,7 @@ class HypotBackward0(Node):
         x, y = _float_only("hypot", a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).hypot, x, y, a, b)
+            return xp_of(a).hypot(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -154,7 +154,7 @@ class LogaddexpBackward0(Node):
         x, y = _float_only("logaddexp", a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).logaddexp, x, y, a, b)
+            return xp_of(a).logaddexp(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -168,7 +168,7 @@ class Logaddexp2Backward0(Node):
         x, y = _float_only("logaddexp2", a, b)
         ctx.save_for_backward(a, b)
         with quiet_errors():
-            return _binary_ufunc(xp_of(a).logaddexp2, x, y, a, b)
+            return xp_of(a).logaddexp2(x, y)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -183,7 +183,7 @@ def _xlogy_forward(ctx, a, b):
     with quiet_errors():
         # a Python-number ``other`` stays a Python float, so it does not promote ``input``
         log_y = xp.log(y) if isinstance(b, Tensor) else float(xp.log(float(y)))
-        r = _binary_ufunc(lambda u, v: u * v, x, log_y, a, b)
+        r = x * log_y
         # 0 * log(y) is 0 unless y is NaN
         zero = (x == 0) & ~xp.isnan(y)
     return xp.where(zero, 0, r)

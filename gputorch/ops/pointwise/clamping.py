@@ -6,9 +6,7 @@ from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import check_operand, grad_for, quiet_errors, write_out, xp_of
-from ..comparison import broadcast_error
 from ..registry import tensor_method
-from ._common import _binary_ufunc
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
            "clamp_", "clip_", "clamp_min_", "clamp_max_", "nan_to_num_"]
@@ -57,10 +55,7 @@ class ClampBackward0(Node):
         xp = xp_of(a)
         arrays, dt = _promoted_arrays(a, lo, hi)
         ctx.save_for_backward(a, lo, hi)
-        try:
-            return _clip(xp, *arrays)
-        except ValueError:
-            raise broadcast_error(*[t for t in (a, lo, hi) if t is not None]) from None
+        return _clip(xp, *arrays)
 
     def backward(ctx, grad):
         a, lo, hi = ctx.saved_tensors
@@ -98,7 +93,7 @@ class ClampMinBackward1(Node):
     def forward(ctx, a, lo):
         (x, y), _ = _promoted_arrays(a, lo)
         ctx.save_for_backward(a, lo)
-        return _binary_ufunc(xp_of(a).maximum, x, y, a, lo)
+        return xp_of(a).maximum(x, y)
 
     def backward(ctx, grad):
         a, lo = ctx.saved_tensors
@@ -124,7 +119,7 @@ class ClampMaxBackward1(Node):
     def forward(ctx, a, hi):
         (x, y), _ = _promoted_arrays(a, hi)
         ctx.save_for_backward(a, hi)
-        return _binary_ufunc(xp_of(a).minimum, x, y, a, hi)
+        return xp_of(a).minimum(x, y)
 
     def backward(ctx, grad):
         a, hi = ctx.saved_tensors

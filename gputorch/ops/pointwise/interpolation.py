@@ -5,7 +5,6 @@ from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import Number, grad_for, write_out, xp_of
-from ..comparison import broadcast_error
 from ..registry import tensor_method
 from ._common import _not_implemented, _require_tensor
 
@@ -20,10 +19,7 @@ class LerpBackward0(Node):
         ctx.weight = weight
         ctx.metas = (start._data.shape, start._dtype), (end._data.shape, end._dtype)
         s, e = start._data, end._data
-        try:
-            d = e - s
-        except ValueError:
-            raise broadcast_error(start, end) from None
+        d = e - s
         # PyTorch's form: exact at both ends, and symmetric
         if abs(weight) < 0.5:
             d *= weight
@@ -50,12 +46,9 @@ class LerpBackward1(Node):
         if w.dtype != s.dtype:
             w = w.astype(s.dtype)     # a 0-dim weight of another float dtype
         ctx.save_for_backward(start, end, weight)
-        try:
-            d = e - s
-            low = xp.abs(w) < 0.5
-            return xp.where(low, s + w * d, e - d * (1 - w))
-        except ValueError:
-            raise broadcast_error(start, end, weight) from None
+        d = e - s
+        low = xp.abs(w) < 0.5
+        return xp.where(low, s + w * d, e - d * (1 - w))
 
     def backward(ctx, grad):
         start, end, weight = ctx.saved_tensors
