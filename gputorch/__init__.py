@@ -12,12 +12,14 @@ from . import ops as _ops  # attaches Tensor methods
 from .ops.arithmetic import *  # noqa: F401,F403
 from .ops.comparison import *  # noqa: F401,F403
 from .ops.creation import *  # noqa: F401,F403
+from .ops.gamma_functions import *  # noqa: F401,F403
 from .ops.indexing import *  # noqa: F401,F403
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.pointwise import *  # noqa: F401,F403
 from .ops.reduction import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
+from .ops.special_functions import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
@@ -30,3 +32,6 @@ from . import nn  # noqa: E402
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint
+from . import distributions, special, testing, accelerator  # noqa: E402,F401
+from ._compile import compile  # noqa: E402,F401,A004
+from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401

@@ -10,3 +10,6 @@ from .sparse import *  # noqa: F401,F403
 from .attention import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .recurrent import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .pixel_shuffle import *  # noqa: F401,F403

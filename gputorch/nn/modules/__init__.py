@@ -13,3 +13,8 @@ from .loss import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
+from .lazy import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403

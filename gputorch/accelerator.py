@@ -1,0 +1,2 @@
+"""gputorch.accelerator (being written)"""
+__all__ = []

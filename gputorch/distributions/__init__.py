@@ -1,0 +1,2 @@
+"""gputorch.distributions (being written)"""
+__all__ = []

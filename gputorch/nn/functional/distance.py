@@ -1,0 +1,2 @@
+"""nn.functional: distance (being written)"""
+__all__ = []

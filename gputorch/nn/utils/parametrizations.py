@@ -1,0 +1,2 @@
+"""nn.utils.parametrizations (being written)"""
+__all__ = []

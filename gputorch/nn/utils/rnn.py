@@ -1,0 +1,2 @@
+"""nn.utils.rnn (being written)"""
+__all__ = []

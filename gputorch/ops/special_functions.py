@@ -1,0 +1,2 @@
+"""Special functions of gputorch.special beyond the error and gamma functions. (being written)"""
+__all__ = []

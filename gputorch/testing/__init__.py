@@ -1,0 +1,2 @@
+"""gputorch.testing (being written)"""
+__all__ = []
