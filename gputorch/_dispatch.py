@@ -86,6 +86,14 @@ def apply(cls, *args, **params):
                 finally:
                     del error   # no frame -> exception -> traceback -> frame cycle holding the tensors
         raise
+    except NotImplementedError:   # a dtype the op refuses: PyTorch checks the shapes first
+        error = broadcast_error([t._data.shape for t in tensors])
+        if error is not None:
+            try:
+                raise error from None
+            finally:
+                del error
+        raise
     except OverflowError as exc:  # a Python number that the tensor's dtype cannot hold
         raise RuntimeError(f"value cannot be converted to the tensor's type without overflow ({exc}) "
                            f"(when running {_op_name(cls)})") from None
@@ -153,7 +161,16 @@ def apply_inplace(cls, self, *args, **params):
         args = tuple([src if a is self else a for a in args])
         result = apply(cls, src, *args, **params)
     else:
-        result = apply(cls, self, *args, **params)
+        try:
+            result = apply(cls, self, *args, **params)
+        except NotImplementedError:   # a dtype the op refuses: PyTorch checks the output first
+            error = _inplace_output_error(self, args)
+            if error is not None:
+                try:
+                    raise error from None
+                finally:
+                    del error
+            raise
     out = result._data
     if out.shape != self._data.shape:
         raise RuntimeError(
@@ -187,6 +204,23 @@ def apply_inplace(cls, self, *args, **params):
         if self._retains_grad:
             move_retain_grad(self, old_history[0], old_history[1])
     return self
+
+
+def _inplace_output_error(self, args):
+    """PyTorch's error for an in-place op whose output ``self`` is expanded (elements sharing memory)
+    or smaller than the broadcast shape of the operands; None when ``self`` can take the result."""
+    x = self._data
+    if any(stride == 0 and n > 1 for n, stride in zip(x.shape, x.strides)):
+        return RuntimeError(OVERLAP_MESSAGE)
+    shape = x.shape
+    for a in args:
+        if isinstance(a, Tensor):
+            other = a._data.shape
+            if len(other) > len(shape) or any(o not in (1, s) for o, s in zip(reversed(other), reversed(shape))):
+                wide = [q if p == 1 else p for p, q in zip((1,) * (len(other) - len(shape)) + shape,
+                                                  (1,) * (len(shape) - len(other)) + other)]
+                return RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {wide}")
+    return None
 
 
 def _check_inplace_allowed(self):

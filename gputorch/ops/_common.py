@@ -63,6 +63,35 @@ def _wrap_int(value, dt):
     return value - (1 << bits) if signed and value >= 1 << (bits - 1) else value
 
 
+_C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
+                 "float16": "c10::Half", "float32": "float", "float64": "double"}
+
+
+def stored_scalar(value, dt):
+    """A Python number as written into a tensor of dtype ``dt`` (fill, masked/index fill, ``full``,
+    scalar assignment, scatter), checked as PyTorch checks it: an integer dtype takes values in
+    ``[min, max]`` of its width (an unsigned one also negatives down to ``-max``, which wrap around:
+    uint8 and -1 -> 255), and no NaN or infinity; a floating dtype takes any value that does not
+    overflow it (inf and NaN included). Anything else is PyTorch's ``RuntimeError: value cannot be
+    converted to type int8_t without overflow``."""
+    if dt._category == 0 or isinstance(value, (bool, np.bool_)):
+        return value
+    if dt._category == 1:
+        bits, signed = _INT_BITS[dt]
+        hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+        lo = -(1 << (bits - 1)) if signed else -hi
+        if value == value and lo <= value <= hi:
+            return _wrap_int(value, dt) if isinstance(value, numbers.Integral) else value
+    else:
+        limit = float(np.finfo(dt.np).max)
+        try:
+            if not abs(value) > limit or abs(value) == float("inf"):
+                return value
+        except OverflowError:  # a Python int too large for a double
+            pass
+    raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt.name]} without overflow")
+
+
 def _fits_scalar(d, scalar):
     """Whether a Python scalar leaves the tensor dtype ``d`` unchanged."""
     kind = type(scalar)

@@ -7,7 +7,7 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, check_operand, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from ._common import _FAST_OPERANDS, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
 from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -30,7 +30,7 @@ def _binary_check(name, a, b):
 class AddBackward0(Node):
     def forward(ctx, a, b, alpha=1):
         x, y, dt = operand_arrays(a, b)
-        _check_alpha(alpha, dt)
+        alpha = _check_alpha(alpha, dt)
         ctx.alpha = alpha
         ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
         ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None
@@ -41,9 +41,16 @@ class AddBackward0(Node):
 
 
 def _check_alpha(alpha, dt):
-    """PyTorch refuses a float ``alpha`` for an integer (or bool) result."""
+    """``alpha`` as the result dtype ``dt`` takes it (PyTorch's checks): a float is refused for an
+    integer or bool result, a bool for a non-bool one; an int is stored as ``dt`` stores it (wrapping
+    into unsigned types, an error where it overflows); a bool result takes ``bool(alpha)``."""
     if dt._category != 2 and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, bool) and dt is not _dtype.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dt is _dtype.bool:
+        return bool(alpha)
+    return stored_scalar(alpha, dt)
 
 
 def _is_bool(x):
@@ -60,7 +67,7 @@ class SubBackward0(Node):
         if _is_bool(a) or _is_bool(b):
             raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                                "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-        _check_alpha(alpha, dt)
+        alpha = _check_alpha(alpha, dt)
         ctx.alpha = alpha
         ctx.a_meta = (a._data.shape, a._dtype) if isinstance(a, Tensor) else None
         ctx.b_meta = (b._data.shape, b._dtype) if isinstance(b, Tensor) else None

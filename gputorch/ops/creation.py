@@ -13,7 +13,7 @@ import numpy as np
 from .. import _dtype
 from .._device import device as Device
 from .._tensor import Tensor
-from ._common import quiet_errors
+from ._common import quiet_errors, stored_scalar
 from .conversion import resolve_device
 from .registry import tensor_method
 
@@ -384,6 +384,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     fill_value = _fill_value(fill_value)
     if dtype is None and out is None:
         dtype = _dtype.scalar_dtype(fill_value)
+    if dtype is not None:
+        fill_value = stored_scalar(fill_value, _dtype.to_dtype(dtype))
     return _factory(fill_value, _sizes((size,)), dtype, device, requires_grad, out)
 
 

@@ -4,7 +4,7 @@
 from ..._dispatch import apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import sum_to_shape, xp_of
+from .._common import stored_scalar, sum_to_shape, xp_of
 from ..registry import tensor_method
 from ..._broadcast import broadcast_pair
 from ._common import _grad_as, _write
@@ -95,7 +95,7 @@ def fill_(self, value):
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
         return apply_inplace(FillBackward3, self, value)
-    return apply_inplace(FillBackward2, self, value)
+    return apply_inplace(FillBackward2, self, stored_scalar(value, self._dtype))
 
 
 @tensor_method("zero_")

@@ -11,7 +11,7 @@ from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import quiet_errors, xp_of
+from .._common import quiet_errors, stored_scalar, xp_of
 from ..registry import tensor_method
 from ..._broadcast import broadcast_pair
 from ..shape import Key, SliceBackward0, ViewScatterBackward0
@@ -196,6 +196,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """``input`` with ``src[i][j]`` (or ``value``) written at ``[index[i][j]][j]`` (for dim 0)."""
     src = value if src is None else src
     cls, d, arr = _scatter_args(input, dim, index, src, reduce, "scatter")
+    if cls is ScatterBackward1:
+        src = stored_scalar(src, input._dtype)
     return apply(cls, input, src, d, arr, reduce)
 
 
@@ -203,6 +205,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     src = value if src is None else src
     cls, d, arr = _scatter_args(self, dim, index, src, reduce, "scatter_")
+    if cls is ScatterBackward1:
+        src = stored_scalar(src, self._dtype)
     return apply_inplace(cls, self, src, d, arr, reduce)
 
 

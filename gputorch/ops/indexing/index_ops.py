@@ -5,7 +5,7 @@ from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import xp_of
+from .._common import stored_scalar, xp_of
 from ..registry import tensor_method
 from ._common import _cast_values, _check_nonnegative_bounds, _check_source_dtype, _grad_as, _write
 from .index_nodes import _indexed, _scatter_into_zeros
@@ -197,10 +197,14 @@ def _fill_args(self, dim, index, value, name):
 def index_fill(input, dim, index, value):
     """``input`` with entries ``index`` along ``dim`` set to ``value``."""
     cls, d, arr = _fill_args(input, dim, index, value, "index_fill_")
+    if cls is IndexFillBackward0:
+        value = stored_scalar(value, input._dtype)
     return apply(cls, input, value, d, arr)
 
 
 @tensor_method("index_fill_")
 def index_fill_(self, dim, index, value):
     cls, d, arr = _fill_args(self, dim, index, value, "index_fill_")
+    if cls is IndexFillBackward0:
+        value = stored_scalar(value, self._dtype)
     return apply_inplace(cls, self, value, d, arr)

@@ -9,7 +9,7 @@ from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import quiet_errors, sum_to_shape, xp_of
+from .._common import quiet_errors, stored_scalar, sum_to_shape, xp_of
 from ..registry import tensor_method
 from ..._broadcast import broadcast_pair
 from ._common import _c_name, _cast_values, _check_source_dtype, _grad_as, _on_device, _write
@@ -76,12 +76,14 @@ def _masked_fill_args(self, mask, value, name):
 @tensor_method("masked_fill")
 def masked_fill(input, mask, value):
     """``value`` where ``mask`` is True, ``input`` elsewhere (``mask`` and ``input`` broadcast)."""
-    return apply(_masked_fill_args(input, mask, value, "masked_fill_"), input, mask, value)
+    cls = _masked_fill_args(input, mask, value, "masked_fill_")
+    return apply(cls, input, mask, value if cls is MaskedFillBackward1 else stored_scalar(value, input._dtype))
 
 
 @tensor_method("masked_fill_")
 def masked_fill_(self, mask, value):
-    return apply_inplace(_masked_fill_args(self, mask, value, "masked_fill_"), self, mask, value)
+    cls = _masked_fill_args(self, mask, value, "masked_fill_")
+    return apply_inplace(cls, self, mask, value if cls is MaskedFillBackward1 else stored_scalar(value, self._dtype))
 
 
 class MaskedSelectBackward0(Node):

@@ -7,6 +7,7 @@ from ..._dispatch import apply, apply_inplace, apply_view
 from ..._tensor import Tensor
 from ..registry import tensor_method
 from ..shape import Key, SelectBackward0, SliceBackward0
+from .._common import stored_scalar
 from ._common import _legacy
 from .index_nodes import IndexPutBackward0, _indexed
 from .parsing import _parse, _plain
@@ -37,7 +38,12 @@ def setitem(self, key, value):
     if not isinstance(value, (Tensor, numbers.Number)):
         from ..creation import tensor
         value = tensor(value, dtype=self._dtype, device=self._device)
-    elif isinstance(value, Tensor):
+    elif not isinstance(value, Tensor):
+        if isinstance(value, int) and not -(1 << 63) <= value < (1 << 63):
+            raise ValueError("Overflow when unpacking long long")
+        if self._dtype._category == 1:   # floats are assigned without a range check (inf beyond the range)
+            value = stored_scalar(value, self._dtype)
+    else:
         if value._device is not self._device and value._data.ndim:
             value = value.to(self._device)
         if not index.advanced:

@@ -5,7 +5,7 @@ from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import check_operand, grad_for, quiet_errors, write_out, xp_of
+from .._common import check_operand, grad_for, quiet_errors, stored_scalar, write_out, xp_of
 from ..registry import tensor_method
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
@@ -168,6 +168,14 @@ def _clamp_node(name, input, min, max):
     return ClampBackward1
 
 
+def _stored_bound(input, bound):
+    """A number bound that leaves ``input``'s dtype unchanged, as that dtype stores it (PyTorch wraps
+    -1 into 255 for uint8 and refuses values that overflow); tensors and None pass unchanged."""
+    if bound is None or isinstance(bound, Tensor) or _dtype.result_dtype((input, bound)) is not input._dtype:
+        return bound
+    return stored_scalar(bound, input._dtype)
+
+
 def _mixed_bounds(min, max):
     """A tensor bound beside a number bound: a 0-d tensor is read as a number (PyTorch's argument
     parser does the same); any other tensor stays, and ``_clamp_node`` refuses the mix."""
@@ -182,7 +190,7 @@ def clamp(input, min=None, max=None, *, out=None):
     With ``min > max`` every element becomes ``max``."""
     min, max = _mixed_bounds(min, max)
     cls = _clamp_node("clamp", input, min, max)
-    return write_out(apply(cls, input, min, max), out)
+    return write_out(apply(cls, input, _stored_bound(input, min), _stored_bound(input, max)), out)
 
 
 clip = clamp
@@ -191,7 +199,7 @@ clip = clamp
 @tensor_method("clamp_", "clip_")
 def clamp_(self, min=None, max=None):
     cls = _clamp_node("clamp", self, min, max)   # in place, PyTorch refuses mixed bounds even if 0-d
-    return apply_inplace(cls, self, min, max)
+    return apply_inplace(cls, self, _stored_bound(self, min), _stored_bound(self, max))
 
 
 clip_ = clamp_
@@ -202,6 +210,7 @@ def clamp_min(input, min, *, out=None):
     if isinstance(min, Tensor):
         return write_out(apply(ClampMinBackward1, input, min), out)
     check_operand("clamp_min", min, "min")
+    min = _stored_bound(input, min)
     return write_out(apply(ClampMinBackward0, input, min), out)
 
 
@@ -210,6 +219,7 @@ def clamp_min_(self, min):
     if isinstance(min, Tensor):
         return apply_inplace(ClampMinBackward1, self, min)
     check_operand("clamp_min_", min, "min")
+    min = _stored_bound(self, min)
     return apply_inplace(ClampMinBackward0, self, min)
 
 
@@ -218,6 +228,7 @@ def clamp_max(input, max, *, out=None):
     if isinstance(max, Tensor):
         return write_out(apply(ClampMaxBackward1, input, max), out)
     check_operand("clamp_max", max, "max")
+    max = _stored_bound(input, max)
     return write_out(apply(ClampMaxBackward0, input, max), out)
 
 
@@ -226,6 +237,7 @@ def clamp_max_(self, max):
     if isinstance(max, Tensor):
         return apply_inplace(ClampMaxBackward1, self, max)
     check_operand("clamp_max_", max, "max")
+    max = _stored_bound(self, max)
     return apply_inplace(ClampMaxBackward0, self, max)
 
 
