@@ -306,8 +306,9 @@ def _moments(ctx, a, dims, correction, keepdim):
                       "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=5)
         dof = 0
     ctx.shape, ctx.dims, ctx.keepdim, ctx.dof, ctx.count = x.shape, dims, keepdim, dof, n
-    acc = _acc(x)
-    xa = x if acc is None else x.astype(acc)
+    # Accumulated in float64 (as PyTorch's CPU kernels do for float32 and float16), so that a
+    # standard deviation whose variance overflows the input dtype is still finite.
+    xa = x.astype(np.float64) if x.dtype in (_F16, _F32) else x
     with quiet_errors():
         m = xa.sum(axis=dims, keepdims=True) / n if n else xa.sum(axis=dims, keepdims=True) * float("nan")
         dev = xa - m
@@ -315,7 +316,7 @@ def _moments(ctx, a, dims, correction, keepdim):
     xp = xp_of(a)
     if not keepdim:
         m = m.reshape(reduced_shape(x.shape, dims, False))
-    return _finish(xp.asarray(v), x.dtype), _finish(xp.asarray(m), x.dtype)
+    return xp.asarray(v), xp.asarray(m)
 
 
 def _var_grad(g, a, dims, dof):
@@ -337,7 +338,7 @@ def _std_grad(g, a, std, dims, dof):
 class VarBackward0(Node):
     def forward(ctx, a, dims, correction, keepdim):
         ctx.save_for_backward(a)
-        return _moments(ctx, a, dims, correction, keepdim)[0]
+        return _finish(_moments(ctx, a, dims, correction, keepdim)[0], a._data.dtype)
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
@@ -351,7 +352,7 @@ class StdBackward0(Node):
     def forward(ctx, a, dims, correction, keepdim):
         ctx.save_for_backward(a)
         v = _moments(ctx, a, dims, correction, keepdim)[0]
-        return xp_of(a).sqrt(v)
+        return _finish(xp_of(a).sqrt(v), a._data.dtype)
 
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
@@ -363,7 +364,8 @@ class StdBackward0(Node):
 class VarMeanBackward0(Node):
     def forward(ctx, a, dims, correction, keepdim):
         ctx.save_for_backward(a)
-        return _moments(ctx, a, dims, correction, keepdim)
+        v, m = _moments(ctx, a, dims, correction, keepdim)
+        return _finish(v, a._data.dtype), _finish(m, a._data.dtype)
 
     def backward(ctx, grad_var, grad_mean):
         (a,) = ctx.saved_tensors
@@ -377,7 +379,7 @@ class StdMeanBackward0(Node):
         ctx.save_for_backward(a)
         ctx.correction = correction
         v, m = _moments(ctx, a, dims, correction, keepdim)
-        return xp_of(a).sqrt(v), m
+        return _finish(xp_of(a).sqrt(v), a._data.dtype), _finish(m, a._data.dtype)
 
     def backward(ctx, grad_std, grad_mean):
         (a,) = ctx.saved_tensors
