@@ -212,8 +212,13 @@ class Tensor:
 
     def storage_offset(self):
         base = self._data
-        while base.base is not None and hasattr(base.base, "dtype"):
-            base = base.base
+        while True:
+            owner = base.base
+            if owner is not None and not hasattr(owner, "dtype"):   # NumPy's as_strided wrapper object
+                owner = getattr(owner, "base", None)
+            if owner is None or not hasattr(owner, "dtype"):
+                break
+            base = owner
         return (self._array_address(self._data) - self._array_address(base)) // self._dtype.itemsize
 
     @staticmethod

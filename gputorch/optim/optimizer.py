@@ -358,12 +358,14 @@ class Optimizer:
             params.append(p)
         return params
 
-    def _param_state(self, p):
-        """``self.state[p]``, with its tensors moved to ``p``'s device and float dtype if ``p`` moved."""
+    def _param_state(self, p, scalar_keys=("step",)):
+        """``self.state[p]``, with its tensors moved to ``p``'s device and float dtype if ``p`` moved;
+        the 0-d scalars named in ``scalar_keys`` (``step``, NAdam's ``mu_product``, ...) keep their own
+        device and dtype, as PyTorch keeps them."""
         state = self.state[p]
         dev, dt = p._device, p._dtype
         for key, value in state.items():
-            if isinstance(value, Tensor) and key != "step" and (
+            if isinstance(value, Tensor) and key not in scalar_keys and (
                     value._device is not dev
                     or (value._dtype is not dt and value._dtype._category == 2 and dt._category == 2)):
                 state[key] = value.to(device=dev, dtype=dt if dt._category == 2 and

@@ -582,6 +582,12 @@ class Module:
             yield from module.named_modules(memo, sub_prefix, remove_duplicate)
 
     # ================================================================ modes and gradients
+    def compile(self, *args, **kwargs):
+        """Accepted as in PyTorch (``model.compile()``); gputorch runs eagerly, so the module keeps
+        running as it is (see :func:`gputorch.compile`, which checks the options and says so once)."""
+        from ..._compile import compile as compile_fn
+        compile_fn(self._call_impl, *args, **kwargs)
+
     def train(self, mode=True):
         """Set training mode (``mode=True``) or evaluation mode on this module and its children."""
         if not isinstance(mode, bool):
@@ -949,6 +955,10 @@ class Module:
                     missing_keys.append(key)
                 continue
             input_param = state_dict[key]
+            if not isinstance(input_param, Tensor) and hasattr(input_param, "__dlpack__") and \
+                    hasattr(input_param, "detach"):   # another framework's tensor (e.g. PyTorch's): via DLPack
+                from ...utils.dlpack import from_dlpack
+                input_param = from_dlpack(input_param.detach().cpu().contiguous())
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
                                   f"Tensor-like object from checkpoint but received {type(input_param)}")
