@@ -1,172 +1,190 @@
-"""``gputorch.save`` / ``gputorch.load``: tensors, Parameters, state dicts and containers on disk.
+"""``gputorch.save`` / ``gputorch.load``: PyTorch's checkpoint format, read and written.
 
-File format (a zip archive, entries stored uncompressed):
+``gputorch.save`` writes what ``torch.save`` writes (PyTorch's zip format: ``<archive>/data.pkl`` +
+``<archive>/data/<key>`` storage records), so ``torch.load(path, weights_only=True)`` reads gputorch's
+checkpoints and ``gputorch.load`` reads PyTorch's: tensors of every dtype gputorch has, their
+storages shared (views of one storage load as views of one array), Parameters, state dicts
+(OrderedDicts with ``_metadata``), optimizer state dicts and nested containers. PyTorch's legacy
+(non-zip) format is read and written too, and ``gputorch.load`` still reads the format gputorch 0.1.0
+wrote.
 
-- ``archive/format``: ``gputorch`` and ``archive/version``: the format version (``1``);
-- ``archive/data.pkl``: the object, pickled; every Tensor in it is replaced by a persistent
-  id ``("tensor", tensor key, storage key, dtype name, shape, device, requires_grad)``;
-- ``archive/data/<storage key>``: the elements as raw C-ordered little-endian bytes.
+Saving to a path is crash-safe: the checkpoint is written to a temporary file beside it
+(``.<name>.<pid>.<8 hex>.gputorch-tmp``), fsynced and renamed onto the path, so the path always
+holds the old checkpoint or the new one (see ``gputorch/_serialization/atomic_file.py``).
 
-A tensor that appears several times in the object is stored once and loads as one tensor;
-tensors that alias exactly the same memory (tied weights in a state dict) share one data entry
-and load sharing memory. Partial views of a storage (slices) are stored as separate copies.
-Parameters are pickled through their ``__reduce_ex__`` (``_rebuild_parameter`` over their data tensor).
-Plain pickle files of gputorch objects load too.
+Loading is safe by default (``weights_only=True``, as in PyTorch 2.6+): only the globals PyTorch's
+weights-only unpickler allows are rebuilt; anything else, such as a pickle that would call
+``os.system``, raises ``pickle.UnpicklingError`` naming the global, without running it. Extend the
+list with :func:`add_safe_globals`, or pass ``weights_only=False`` for files from a trusted source.
 
-Loading is safe by default (``weights_only=True``): the unpickler only rebuilds an allow-list
-of types (containers, numbers, strings, OrderedDict, gputorch tensors, Parameters, dtypes,
-devices and Sizes, NumPy arrays); anything else, such as a pickle that would call
-``os.system``, raises ``pickle.UnpicklingError`` without running it. Extend the list with
-:func:`add_safe_globals`, or pass ``weights_only=False`` for files from a trusted source.
-
-Interchange with PyTorch and other frameworks goes through the safetensors format:
+The parts live in ``gputorch/_serialization/``. Interchange through safetensors:
 :func:`save_safetensors` / :func:`load_safetensors` (the optional ``safetensors`` package).
 """
-import _compat_pickle
 import collections
 import contextlib
 import io
 import os
 import pickle
-import sys
 
 import numpy as np
 
 from . import _dtype
 from ._device import device as Device
 from ._tensor import Tensor
+from ._serialization.safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from ._serialization.rebuild import UnsupportedTypeError
+# The readers and writers (and zipfile) are imported on first use, to keep ``import gputorch`` light.
 
 __all__ = ["save", "load", "save_safetensors", "load_safetensors", "add_safe_globals", "get_safe_globals",
            "clear_safe_globals", "safe_globals", "DEFAULT_PROTOCOL"]
 
 DEFAULT_PROTOCOL = 2
-FORMAT_NAME = b"gputorch"
-FORMAT_VERSION = b"1"
-_ARCHIVE = "archive"
 
 
 # ---------------------------------------------------------------------------------------- saving
-def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True):
-    """Save ``obj`` (tensors, Parameters, state dicts, optimizer state dicts, nested containers)
-    to ``f``: a path (str or ``os.PathLike``) or a binary file-like object (e.g. ``io.BytesIO``)."""
-    import zipfile
-    with _open(f, "wb") as stream, zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        writer = _TensorWriter(zf)
-        data = io.BytesIO()
-        pickler = pickle_module.Pickler(data, protocol=pickle_protocol)
-        pickler.persistent_id = writer.persistent_id
-        pickler.dump(obj)
-        zf.writestr(f"{_ARCHIVE}/format", FORMAT_NAME)
-        zf.writestr(f"{_ARCHIVE}/version", FORMAT_VERSION)
-        zf.writestr(f"{_ARCHIVE}/data.pkl", data.getvalue())
+def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
+    """Save ``obj`` (tensors, Parameters, state dicts, optimizer state dicts, nested containers) in
+    PyTorch's checkpoint format to ``f``: a path (str or ``os.PathLike``; written crash-safely,
+    through a temporary file renamed onto it) or a binary file-like object (written directly).
+    ``_use_new_zipfile_serialization=False`` writes PyTorch's legacy (pre-1.6) format instead."""
+    if pickle_module is not pickle:
+        raise NotImplementedError("gputorch.save writes PyTorch's names with its own pickler; "
+                                  "a custom pickle_module is not supported")
+    from ._serialization import atomic_file, legacy_format, torch_zip
 
+    def write(stream, name):
+        if _use_new_zipfile_serialization:
+            torch_zip.write_archive(obj, stream, name, pickle_protocol, not _disable_byteorder_record)
+        else:
+            legacy_format.write_legacy(obj, stream, pickle_protocol)
 
-class _TensorWriter:
-    """Writes each distinct tensor once and names it in the pickle by a persistent id.
-
-    The id names the tensor object (the same object loads as one object) and its storage:
-    distinct tensors that alias the very same memory (same address, shape, strides and dtype,
-    e.g. tied weights in a state dict) share one data entry and load sharing memory again.
-    """
-
-    def __init__(self, zf):
-        self.zf = zf
-        self.ids = {}        # id(tensor) -> persistent id
-        self.storages = {}   # (device, address, shape, strides, dtype) -> storage key
-        self.keep = []       # the tensors seen, so their ids stay unique while saving
-
-    def persistent_id(self, obj):
-        if type(obj) is not Tensor:
-            return None    # Parameters pickle via __reduce_ex__ over their (plain) data tensor
-        pid = self.ids.get(id(obj))
-        if pid is not None:
-            return pid
-        alias = (str(obj._device), obj.data_ptr(), obj._data.shape, obj._data.strides, obj._dtype.name)
-        storage = self.storages.get(alias)
-        if storage is None:
-            storage = self.storages[alias] = str(len(self.storages))
-            array = _host_contiguous(obj)
-            if array.dtype.byteorder == ">":
-                array = array.astype(array.dtype.newbyteorder("<"))
-            with self.zf.open(f"{_ARCHIVE}/data/{storage}", "w", force_zip64=True) as entry:
-                if array.size:
-                    entry.write(memoryview(array.reshape(-1)).cast("B"))
-        pid = ("tensor", str(len(self.ids)), storage, obj._dtype.name, tuple(obj._data.shape), str(obj._device),
-               bool(obj._requires_grad))
-        self.ids[id(obj)] = pid
-        self.keep.append(obj)
-        return pid
-
-
-def _host_contiguous(t):
-    """The tensor's elements as a C-contiguous host array (0-d stays 0-d)."""
-    array = t._device.backend.to_numpy(t._data)
-    return array if array.flags.c_contiguous else np.array(array, order="C")
-
-
-@contextlib.contextmanager
-def _open(f, mode):
     if isinstance(f, (str, os.PathLike)):
-        with open(f, mode) as stream:
-            yield stream
+        with atomic_file.atomic_write(f) as stream:
+            write(stream, _archive_name(f))
         return
-    needed = "write" if "w" in mode else "read"
-    if not hasattr(f, needed):
-        raise AttributeError(f"expected a path or a binary file-like object with a '{needed}' method, "
+    if not hasattr(f, "write"):
+        raise AttributeError(f"expected a path or a binary file-like object with a 'write' method, "
                              f"got {type(f).__name__}")
-    yield f
+    write(f, "archive")
+
+
+def _archive_name(path):
+    """The archive's top folder: the file's name without extension, as PyTorch names it."""
+    stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+    return stem if stem and stem.isprintable() and "/" not in stem else "archive"
 
 
 # ---------------------------------------------------------------------------------------- loading
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
-    """Load an object saved with :func:`save` from a path or a binary file-like object.
+    """Load an object saved with ``torch.save`` or :func:`save` from a path or a binary file-like object.
+
+    Reads PyTorch's zip format, its legacy format and gputorch 0.1.0's format (told apart from the
+    file's contents).
 
     Args:
-        map_location: where tensors go: None (the device they were saved from), a device or a
+        map_location: where storages go: None (the device they were saved from), a device or a
             string ("cpu", "cuda:1"), a dict mapping saved locations to new ones
-            (``{"cuda:1": "cuda:0"}``), or a callable ``fn(cpu_tensor, location)`` returning the
-            tensor to use (or None for the default).
-        weights_only (bool): only rebuild allow-listed types (default True); False unpickles anything
-            (only for trusted files: a pickle can run arbitrary code).
-        mmap: not supported (tensors are read into memory).
+            (``{"cuda:1": "cuda:0"}``), or a callable ``fn(storage, location)`` returning the tensor
+            to use (``storage`` is a 1-D CPU tensor of the storage's elements) or None for the default.
+        weights_only (bool): only rebuild the types PyTorch's weights-only unpickler allows
+            (default True); False unpickles anything (only for trusted files: a pickle can run
+            arbitrary code).
+        mmap (bool): memory-map the storages from the file (a path to a zip-format checkpoint)
+            instead of reading them: pages are read when used; writes to the tensors stay in
+            memory (copy-on-write), the file never changes.
     """
-    if mmap:
-        raise ValueError("gputorch.load does not support mmap=True; tensors are read into memory")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     if weights_only is None:
         weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_module is None:
         pickle_module = pickle
-    place = _placement(map_location)
-    import zipfile
-    with _open(f, "rb") as stream:
+    pickle_load_args.setdefault("encoding", "utf-8")
+    from ._serialization import placement
+    place = placement.placement(map_location)
+    with _open_for_reading(f) as stream:
         try:
-            if _is_zip(stream):
-                with zipfile.ZipFile(stream) as zf:
-                    return _load_archive(zf, place, weights_only, pickle_module, pickle_load_args)
-            unpickler_cls = _RestrictedUnpickler if weights_only else pickle_module.Unpickler
-            obj = _load_pickle(unpickler_cls, stream, pickle_load_args)
+            return _load_stream(stream, map_location, place, weights_only, pickle_module, pickle_load_args,
+                                os.fspath(f) if mmap else None)
         except OSError:
             raise
-        except Exception as exc:
+        except (Exception, MemoryError) as exc:   # MemoryError: a damaged length asked for too much
             raise _unreadable(f, exc) from exc
-        except MemoryError as exc:  # a damaged length field asked for an impossible allocation
-            raise _unreadable(f, exc) from exc
-        return _move_all(obj, place) if map_location is not None else obj
+
+
+def _load_stream(stream, map_location, place, weights_only, pickle_module, kwargs, mmap_path=None):
+    import zipfile
+    from ._serialization import gputorch_v1, legacy_format, torch_zip_reader
+    from ._serialization.torch_unpickler import unpickle
+    if _is_zip(stream):
+        with zipfile.ZipFile(stream) as zf:
+            prefix = _archive_prefix(zf)
+            if gputorch_v1.is_v1(zf, prefix):
+                if mmap_path is not None:
+                    raise RuntimeError("mmap=True needs a checkpoint in PyTorch's zip format; this file was "
+                                       "written by gputorch 0.1.0 (load it without mmap and save it again)")
+                return gputorch_v1.read_v1(zf, prefix, place, weights_only, pickle_module, kwargs)
+            return torch_zip_reader.read_archive(zf, prefix, place, weights_only, pickle_module, kwargs,
+                                                 mmap_path)
+    if mmap_path is not None:
+        raise RuntimeError("mmap can only be used with files saved with "
+                           "`torch.save(_use_new_zipfile_serialization=True)`, please torch.save your "
+                           "checkpoint with this option in order to use mmap.")
+    if legacy_format.is_legacy(stream):
+        return legacy_format.read_legacy(stream, map_location, place, weights_only, pickle_module, kwargs)
+    obj = unpickle(stream, weights_only, pickle_module, kwargs)
+    return _move_all(obj, place) if map_location is not None else obj
+
+
+@contextlib.contextmanager
+def _open_for_reading(f):
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as stream:
+            yield stream
+        return
+    if not hasattr(f, "read"):
+        raise AttributeError(f"expected a path or a binary file-like object with a 'read' method, "
+                             f"got {type(f).__name__}")
+    if not (hasattr(f, "seek") and hasattr(f, "tell") and _seekable(f)):
+        f = io.BytesIO(f.read())
+    yield f
+
+
+def _seekable(f):
+    try:
+        return f.seekable() if hasattr(f, "seekable") else True
+    except (OSError, ValueError):
+        return False
+
+
+def _archive_prefix(zf):
+    names = zf.namelist()
+    if not names:
+        raise RuntimeError("not a checkpoint: the zip archive is empty")
+    prefix = names[0].split("/", 1)[0]
+    if f"{prefix}/data.pkl" not in names:
+        raise RuntimeError("not a gputorch or PyTorch checkpoint: the zip archive has no data.pkl")
+    return prefix
 
 
 def _unreadable(f, exc):
     """The error for a file that is no readable checkpoint, naming the file: an ``UnpicklingError``
-    (a RuntimeError stays a RuntimeError, with the file's name added)."""
-    where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", repr(f))
-    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    if isinstance(exc, RuntimeError):
+    (a refused global), a RuntimeError or an unsupported dtype keep their type, with the file's name
+    added; anything else (garbage bytes) becomes an ``UnpicklingError``."""
+    where = os.fspath(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", None)
+    if isinstance(exc, (pickle.UnpicklingError, RuntimeError, UnsupportedTypeError)):
+        if where is None:
+            return exc
         try:
             return type(exc)(f"{where}: {exc}")
         except TypeError:  # a subclass with another constructor
-            return RuntimeError(f"{where}: {detail}")
-    return pickle.UnpicklingError(f"{where} is not a readable gputorch checkpoint ({detail})")
+            return RuntimeError(f"{where}: {type(exc).__name__}: {exc}")
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return pickle.UnpicklingError(f"{where if where is not None else 'the file'} is not a readable checkpoint "
+                                  f"({detail})")
 
 
 def _is_zip(stream):
@@ -176,120 +194,6 @@ def _is_zip(stream):
         return zipfile.is_zipfile(stream)
     finally:
         stream.seek(start)
-
-
-def _load_pickle(unpickler_cls, stream, kwargs, persistent_load=None):
-    unpickler = unpickler_cls(stream, **kwargs)
-    if persistent_load is not None:
-        unpickler.persistent_load = persistent_load
-    return unpickler.load()
-
-
-def _load_archive(zf, place, weights_only, pickle_module, kwargs):
-    names = zf.namelist()
-    prefix = names[0].split("/", 1)[0] if names else _ARCHIVE
-    if f"{prefix}/data.pkl" not in names:
-        raise RuntimeError("not a gputorch checkpoint: the zip archive has no data.pkl")
-    if f"{prefix}/format" not in names or zf.read(f"{prefix}/format") != FORMAT_NAME:
-        raise RuntimeError(
-            "this zip archive was not written by gputorch.save (a PyTorch checkpoint?). Save the weights "
-            "with safetensors in PyTorch (safetensors.torch.save_file) and read them with "
-            "gputorch.serialization.load_safetensors.")
-    version = zf.read(f"{prefix}/version")
-    if version != FORMAT_VERSION:
-        raise RuntimeError(f"unsupported gputorch checkpoint version {version.decode(errors='replace')} "
-                           f"(this gputorch reads version {FORMAT_VERSION.decode()})")
-    reader = _TensorReader(zf, prefix, place)
-    unpickler_cls = _RestrictedUnpickler if weights_only else pickle_module.Unpickler
-    with zf.open(f"{prefix}/data.pkl") as data:
-        return _load_pickle(unpickler_cls, io.BytesIO(data.read()), kwargs,
-                            persistent_load=reader.persistent_load)
-
-
-class _TensorReader:
-    """Rebuilds tensors from persistent ids: each tensor once (shared tensors stay one object), each
-    storage once (aliases of one storage share memory and version counter again)."""
-
-    def __init__(self, zf, prefix, place):
-        self.zf = zf
-        self.prefix = prefix
-        self.place = place
-        self.tensors = {}
-        self.storages = {}
-
-    def persistent_load(self, pid):
-        if not (isinstance(pid, tuple) and len(pid) == 7 and pid[0] == "tensor"):
-            raise pickle.UnpicklingError(f"unknown persistent id in checkpoint: {pid!r}")
-        _, key, storage, dtype_name, shape, location, requires_grad = pid
-        t = self.tensors.get(key)
-        if t is not None:
-            return t
-        base = self.storages.get(storage)
-        if base is None:
-            base = self.storages[storage] = self._read(pid)
-            t = base
-        else:
-            t = Tensor._make(base._data, base._device, base._dtype)
-            t._vc = base._vc
-        if requires_grad:
-            t.requires_grad_(True)
-        self.tensors[key] = t
-        return t
-
-    def _read(self, pid):
-        _, key, storage, dtype_name, shape, location, requires_grad = pid
-        dtype = _dtype._BY_NAME.get(dtype_name) if isinstance(dtype_name, str) else None
-        if dtype is None or not isinstance(shape, tuple) or not all(type(s) is int and s >= 0 for s in shape):
-            raise pickle.UnpicklingError(f"malformed tensor record in checkpoint: {pid!r}")
-        little = sys.byteorder == "little"
-        array = np.empty(shape, dtype=dtype.np if little else dtype.np.newbyteorder("<"))
-        with self.zf.open(f"{self.prefix}/data/{storage}") as entry:
-            if array.size:
-                view = memoryview(array.reshape(-1)).cast("B")
-                if entry.readinto(view) != array.nbytes:
-                    raise pickle.UnpicklingError(f"checkpoint is truncated: tensor {key} has too few bytes")
-        if not little:
-            array = array.astype(dtype.np)
-        return self.place(array, location)
-
-
-def _placement(map_location):
-    """A function ``(host array, saved location) -> Tensor`` implementing ``map_location``."""
-    from .ops.creation import from_numpy
-
-    def to_device(array, target):
-        t = from_numpy(array)
-        dev = Device(target)
-        if dev.type == "cpu":
-            return t
-        if dev.type == "cuda":
-            from . import cuda
-            if not cuda.is_available():
-                raise RuntimeError(
-                    "Attempting to deserialize object on a CUDA device but gputorch.cuda.is_available() is "
-                    "False. If you are running on a CPU-only machine, please use gputorch.load with "
-                    "map_location=gputorch.device('cpu') to map your tensors to the CPU.")
-        return t.to(dev)
-
-    if map_location is None:
-        return to_device
-    if isinstance(map_location, (str, Device)):
-        target = Device(map_location)
-        return lambda array, location: to_device(array, target)
-    if isinstance(map_location, dict):
-        mapping = {str(k): v for k, v in map_location.items()}
-        return lambda array, location: to_device(array, mapping.get(location, location))
-    if callable(map_location):
-        def call(array, location):
-            result = map_location(from_numpy(array), location)
-            if result is None:
-                return to_device(array, location)
-            if not isinstance(result, Tensor):
-                raise TypeError(f"map_location returned {type(result).__name__}, expected a Tensor or None")
-            return result
-        return call
-    raise TypeError(f"map_location should be a device, a string, a dict or a callable, "
-                    f"not {type(map_location).__name__}")
 
 
 def _move_all(obj, place):
@@ -320,123 +224,10 @@ def _move_all(obj, place):
     return visit(obj)
 
 
-# ------------------------------------------------------------------------------ weights_only allow-list
-def _default_safe_globals():
-    import builtins
-    import codecs
-    from . import _size, _tensor
-    allowed = {
-        ("collections", "OrderedDict"): collections.OrderedDict,
-        ("_codecs", "encode"): codecs.encode,     # bytes under pickle protocol 2
-        ("gputorch._size", "Size"): _size.Size,
-        ("gputorch._dtype", "_by_name"): _dtype._by_name,
-        ("gputorch._device", "device"): Device,
-        ("gputorch._tensor", "_rebuild_tensor"): _tensor._rebuild_tensor,
-        ("gputorch.nn.parameter", "_rebuild_parameter"): _safe_rebuild_parameter,
-    }
-    for name in ("set", "frozenset", "complex", "slice", "range", "bytes", "bytearray"):
-        allowed[("builtins", name)] = getattr(builtins, name)
-    # NumPy arrays, dtypes and scalars (their contents still go through this allow-list).
-    for module in ("numpy.core.multiarray", "numpy._core.multiarray"):
-        allowed[(module, "_reconstruct")] = _np_reconstruct()
-        allowed[(module, "scalar")] = _np_scalar()
-    allowed[("numpy", "ndarray")] = np.ndarray
-    allowed[("numpy", "dtype")] = np.dtype
-    for name in dir(np.dtypes):
-        cls = getattr(np.dtypes, name)
-        if isinstance(cls, type) and issubclass(cls, np.dtype):
-            allowed[("numpy.dtypes", name)] = cls
-    return allowed
-
-
-def _safe_rebuild_parameter(data, requires_grad, state=None):
-    """``_rebuild_parameter`` for weights_only loading: only public attributes are restored (internal
-    fields such as hook tables cannot be planted by a file)."""
-    from .nn.parameter import _rebuild_parameter
-    if state:
-        state = {k: v for k, v in state.items() if isinstance(k, str) and not k.startswith("_")}
-    return _rebuild_parameter(data, requires_grad, state)
-
-
-def _np_reconstruct():
-    try:
-        from numpy._core.multiarray import _reconstruct
-    except ImportError:   # NumPy 1.x
-        from numpy.core.multiarray import _reconstruct
-    return _reconstruct
-
-
-def _np_scalar():
-    try:
-        from numpy._core.multiarray import scalar
-    except ImportError:
-        from numpy.core.multiarray import scalar
-    return scalar
-
-
-_SAFE = None
-_USER_SAFE = {}
-
-
-def _safe_table():
-    global _SAFE
-    if _SAFE is None:
-        _SAFE = _default_safe_globals()
-    return _SAFE
-
-
-def add_safe_globals(safe_globals):
-    """Allow more classes/functions in ``weights_only`` loading: a list of objects, or of
-    ``(object, "module.name")`` pairs for objects pickled under another name."""
-    for entry in safe_globals:
-        if isinstance(entry, tuple):
-            obj, full_name = entry
-            module, _, name = full_name.rpartition(".")
-        else:
-            obj = entry
-            module, name = obj.__module__, obj.__qualname__
-        _USER_SAFE[(module, name)] = obj
-
-
-def get_safe_globals():
-    """The objects added with :func:`add_safe_globals`."""
-    return list(_USER_SAFE.values())
-
-
-def clear_safe_globals():
-    _USER_SAFE.clear()
-
-
-@contextlib.contextmanager
-def safe_globals(safe_globals):
-    """Context manager: :func:`add_safe_globals` for the duration of the block."""
-    saved = dict(_USER_SAFE)
-    add_safe_globals(safe_globals)
-    try:
-        yield
-    finally:
-        _USER_SAFE.clear()
-        _USER_SAFE.update(saved)
-
-
-class _RestrictedUnpickler(pickle.Unpickler):
-    """An unpickler that only resolves allow-listed globals (see the module docstring)."""
-
-    def find_class(self, module, name):
-        if (module, name) in _compat_pickle.NAME_MAPPING:     # Python 2 names (pickle protocol 2)
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        elif module in _compat_pickle.IMPORT_MAPPING:
-            module = _compat_pickle.IMPORT_MAPPING[module]
-        obj = _safe_table().get((module, name)) or _USER_SAFE.get((module, name))
-        if obj is None:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: the file asks for the global '{module}.{name}', which is not "
-                "allowed by default. With weights_only=True (the default) gputorch.load only rebuilds "
-                "tensors, Parameters, dtypes, devices, Sizes, NumPy arrays, numbers, strings and "
-                "containers, so loading cannot run arbitrary code. If you trust the source of this file, "
-                "pass weights_only=False, or allow this object with "
-                "gputorch.serialization.add_safe_globals([...]).")
-        return obj
+def _host_contiguous(t):
+    """The tensor's elements as a C-contiguous host array (0-d stays 0-d)."""
+    array = t._device.backend.to_numpy(t._data)
+    return array if array.flags.c_contiguous else np.array(array, order="C")
 
 
 # ------------------------------------------------------------------------------------ safetensors
