@@ -228,6 +228,19 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 
 
 # ------------------------------------------------------------------------ one layer, one direction
+def _step(mode, gi, state, w_hh, b_hh, w_hr):
+    """One time step from the input projection ``gi`` ``(N, gates * H)`` and the state tuple
+    (``(h,)``, or ``(h, c)`` for an LSTM); returns the new state tuple (its ``h`` is the output)."""
+    h = state[0]
+    if mode == "GRU":
+        return (apply(ThnnFusedGruCellBackward0, gi, linear(h, w_hh, b_hh), h),)
+    if mode == "LSTM":
+        h, c = apply(ThnnFusedLstmCellBackward0, gi, linear(h, w_hh, b_hh), state[1])
+        return (h if w_hr is None else linear(h, w_hr), c)
+    pre = linear(h, w_hh, b_hh) + gi
+    return (pre.relu() if mode == "RNN_RELU" else pre.tanh(),)
+
+
 def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, reverse=False):
     """Run one direction of one layer over a time-major ``input`` ``(T, N, in)``.
 
@@ -243,26 +256,51 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     outputs = [None] * steps
     gis = gi.unbind(0)
-    if mode == "GRU":
-        h = state[0]
-        for t in order:
-            h = apply(ThnnFusedGruCellBackward0, gis[t], linear(h, w_hh, b_hh), h)
-            outputs[t] = h
-        final = (h,)
-    elif mode == "LSTM":
-        h, c = state
-        for t in order:
-            h, c = apply(ThnnFusedLstmCellBackward0, gis[t], linear(h, w_hh, b_hh), c)
-            if w_hr is not None:
-                h = linear(h, w_hr)
-            outputs[t] = h
-        final = (h, c)
-    else:
-        h = state[0]
-        relu = mode == "RNN_RELU"
-        for t in order:
-            pre = linear(h, w_hh, b_hh) + gis[t]
-            h = pre.relu() if relu else pre.tanh()
-            outputs[t] = h
-        final = (h,)
-    return stack(outputs, 0), final
+    for t in order:
+        state = _step(mode, gis[t], state, w_hh, b_hh, w_hr)
+        outputs[t] = state[0]
+    return stack(outputs, 0), state
+
+
+def packed_recurrent_layer(mode, data, batch_sizes, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None,
+                           reverse=False):
+    """Run one direction of one layer over packed sequences.
+
+    ``data`` ``(sum(batch_sizes), in)`` holds step ``t``'s ``batch_sizes[t]`` rows after those of
+    the earlier steps (a PackedSequence's data; ``batch_sizes`` a list of non-increasing ints);
+    ``state`` the tuple of initial states, each ``(batch_sizes[0], size)``. Each sequence runs
+    over its own steps only, so its final state is taken at its own last step (the first step
+    when ``reverse``). Returns the packed outputs ``(sum(batch_sizes), H_out)`` and the tuple of
+    final states.
+    """
+    gi = linear(data, w_ih, b_ih)
+    starts = [0]
+    for size in batch_sizes:
+        starts.append(starts[-1] + size)
+    outputs = [None] * len(batch_sizes)
+    if reverse:
+        initial = state
+        rows = batch_sizes[-1]
+        state = tuple(s[:rows] for s in initial)
+        for t in range(len(batch_sizes) - 1, -1, -1):
+            size = batch_sizes[t]
+            if size > rows:  # longer sequences join at their own last step, from their initial state
+                state = tuple(cat([s, s0[rows:size]], 0) for s, s0 in zip(state, initial))
+                rows = size
+            state = _step(mode, gi[starts[t]:starts[t + 1]], state, w_hh, b_hh, w_hr)
+            outputs[t] = state[0]
+        return cat(outputs, 0), state
+    finished = []  # final states of the sequences that ended, the shortest first
+    rows = batch_sizes[0]
+    for t, size in enumerate(batch_sizes):
+        if size < rows:
+            finished.append(tuple(s[size:] for s in state))
+            state = tuple(s[:size] for s in state)
+            rows = size
+        state = _step(mode, gi[starts[t]:starts[t + 1]], state, w_hh, b_hh, w_hr)
+        outputs[t] = state[0]
+    if not finished:
+        return cat(outputs, 0), state
+    finished.append(state)
+    final = tuple(cat([part[k] for part in reversed(finished)], 0) for k in range(len(state)))
+    return cat(outputs, 0), final

@@ -8,6 +8,10 @@ How a layer runs: the input projection ``x @ W_ih.T + b_ih`` of a whole sequence
 product; the loop over time then adds the hidden projection ``h @ W_hh.T + b_hh`` and applies
 the gate math of one step (``nn.functional.recurrent``). Everything is built from ops with
 backward rules, so autograd gives gradients (and double backward) of the whole recurrence.
+
+RNN, LSTM and GRU also take a ``PackedSequence`` (``nn.utils.rnn``) and then return one: each
+sequence runs over its own steps only, and the final states are taken at each sequence's own
+last step, in the batch order of the packed input (``unsorted_indices`` applied).
 """
 import math
 import numbers
@@ -20,6 +24,7 @@ from .. import functional as F
 from .. import init
 from ..functional import recurrent as R
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -157,7 +162,7 @@ class RNNBase(Module):
                                f"got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
@@ -193,9 +198,10 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         return zeros((self.num_layers * directions, batch, size), dtype=input.dtype, device=input.device)
 
-    def _run(self, input, states):
-        """Run every layer and direction over ``input`` (time-major or batch-first, 3-D) from the
-        initial ``states`` (a tuple of ``(layers * directions, batch, size)`` tensors).
+    def _run(self, input, states, batch_sizes=None):
+        """Run every layer and direction over ``input`` (time-major or batch-first, 3-D; or the
+        2-D data of a packed sequence with its ``batch_sizes`` list) from the initial ``states``
+        (a tuple of ``(layers * directions, batch, size)`` tensors).
         Returns the output and the tuple of final states."""
         params = self._parameters
         names = self._all_weights
@@ -204,7 +210,8 @@ class RNNBase(Module):
         proj = self.proj_size > 0
         directions = 2 if self.bidirectional else 1
         dropout = self.dropout if self.training else 0.0
-        layer_input = input.transpose(0, 1) if self.batch_first else input
+        swap_batch_time = self.batch_first and batch_sizes is None  # packed data is time-major already
+        layer_input = input.transpose(0, 1) if swap_batch_time else input
         initial = [s.unbind(0) for s in states]
         finals = [[] for _ in states]
         for layer in range(self.num_layers):
@@ -218,14 +225,37 @@ class RNNBase(Module):
                 b_ih, b_hh = (w[2], w[3]) if bias else (None, None)
                 w_hr = w[-1] if proj else None
                 start = tuple(s[idx] for s in initial)
-                out, end = R.recurrent_layer(mode, layer_input, start, w_ih, w_hh, b_ih, b_hh, w_hr,
-                                             reverse=direction == 1)
+                if batch_sizes is None:
+                    out, end = R.recurrent_layer(mode, layer_input, start, w_ih, w_hh, b_ih, b_hh, w_hr,
+                                                 reverse=direction == 1)
+                else:
+                    out, end = R.packed_recurrent_layer(mode, layer_input, batch_sizes, start, w_ih, w_hh, b_ih,
+                                                        b_hh, w_hr, reverse=direction == 1)
                 outputs.append(out)
                 for k, e in enumerate(end):
                     finals[k].append(e)
-            layer_input = outputs[0] if directions == 1 else cat(outputs, 2)
-        output = layer_input.transpose(0, 1) if self.batch_first else layer_input
+            layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
+        output = layer_input.transpose(0, 1) if swap_batch_time else layer_input
         return output, tuple(stack(f, 0) for f in finals)
+
+    def _run_packed(self, packed, hx, sizes):
+        """Run over a PackedSequence from ``hx`` (in the packed batch's original order; None:
+        zeros of the state ``sizes``). Returns the packed output and the final state (a tensor,
+        or the tuple ``(h_n, c_n)`` for an LSTM), in the original batch order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        if hx is None:
+            batch = int(batch_sizes[0])
+            directions = 2 if self.bidirectional else 1
+            hx = tuple(zeros((self.num_layers * directions, batch, size), dtype=data.dtype, device=data.device)
+                       for size in sizes)
+            hx = hx if len(sizes) > 1 else hx[0]
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes)
+        output, finals = self._run(data, hx if isinstance(hx, tuple) else (hx,), batch_sizes.tolist())
+        finals = finals if len(finals) > 1 else finals[0]
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), \
+            self.permute_hidden(finals, unsorted_indices)
 
 
 class RNN(RNNBase):
@@ -253,6 +283,8 @@ class RNN(RNNBase):
         super().__init__(modes[self.nonlinearity], *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx, (self.hidden_size,))
         input, is_batched = self._prepare(input, hx, "RNN", " tensor")
         if hx is not None:
             hx = _batch_state(hx, is_batched, "hx should also be {}-D but got {}-D tensor")
@@ -283,6 +315,8 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx, (self.hidden_size,))
         input, is_batched = self._prepare(input, hx, "GRU", "")
         if hx is not None:
             hx = _batch_state(hx, is_batched, "hx should also be {}-D but got {}-D tensor")
@@ -312,7 +346,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes=None):
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         return (self.num_layers * directions, mini_batch, self.hidden_size)
 
@@ -329,6 +363,9 @@ class LSTM(RNNBase):
         return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+            return self._run_packed(input, hx, (out_size, self.hidden_size))
         input, is_batched = self._prepare(input, hx, "LSTM", "")
         if hx is None:
             out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -348,6 +385,13 @@ class LSTM(RNNBase):
         if not is_batched:
             return output.squeeze(0 if self.batch_first else 1), (h_n.squeeze(1), c_n.squeeze(1))
         return output, (h_n, c_n)
+
+
+def _mini_batch(module, input, batch_sizes):
+    """The batch size of a padded input, or of packed data (its first batch size)."""
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if module.batch_first else input.size(1)
 
 
 def _batch_state(hx, is_batched, message):

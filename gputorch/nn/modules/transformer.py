@@ -1,4 +1,5 @@
-"""Attention and transformer layers: MultiheadAttention, TransformerEncoderLayer, TransformerEncoder.
+"""Attention and transformer layers: MultiheadAttention, the encoder and decoder layers and stacks,
+and the full encoder-decoder ``Transformer``.
 
 Parameter names, layouts and initialisation are PyTorch's (``in_proj_weight`` packed as
 ``(3 * embed_dim, embed_dim)`` with xavier_uniform_, zero biases, ``out_proj`` a Linear), so
@@ -21,7 +22,8 @@ from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+           "TransformerDecoder", "Transformer"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -155,6 +157,11 @@ class MultiheadAttention(Module):
         return attn_mask.view(batch, -1, seq_len, seq_len).expand(-1, self.num_heads, -1, -1)
 
 
+def _get_clones(module, n):
+    """A ModuleList of ``n`` independent deep copies of ``module``."""
+    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+
+
 def _get_activation_fn(activation):
     if activation == "relu":
         return F.relu
@@ -268,7 +275,7 @@ class TransformerEncoder(Module):
 
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
         super().__init__()
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -315,3 +322,173 @@ def _why_no_nested_tensor(layer):
     if layer.self_attn.num_heads % 2 == 1:
         return f"{name}.self_attn.num_heads is odd"
     return ""
+
+
+class TransformerDecoderLayer(Module):
+    """Self-attention, cross-attention over the encoder output ``memory``, and feedforward
+    (PyTorch's ``TransformerDecoderLayer``).
+
+    ``norm_first=False`` (post-norm)::
+
+        x = norm1(x + sa(x)); x = norm2(x + mha(x, memory)); x = norm3(x + ff(x))
+
+    ``norm_first=True`` (pre-norm)::
+
+        x = x + sa(norm1(x)); x = x + mha(norm2(x), memory); x = x + ff(norm3(x))
+
+    Args as for :class:`TransformerEncoderLayer` (``d_model, nhead, dim_feedforward=2048,
+    dropout=0.1, activation=relu, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
+    bias=True, device=None, dtype=None``).
+    """
+
+    __constants__ = ["norm_first"]
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        factory = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias,
+                                            **factory)
+        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
+                                                 bias=bias, **factory)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        self.dropout3 = Dropout(dropout)
+        self.activation = _get_activation_fn(activation) if isinstance(activation, str) else activation
+
+    def __setstate__(self, state):
+        state.setdefault("activation", F.relu)
+        super().__setstate__(state)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        """``tgt``: ``(T, N, E)`` (``(N, T, E)`` with batch_first) or ``(T, E)``; ``memory``:
+        ``(S, N, E)`` likewise. Masks: ``tgt_mask`` ``(T, T)`` or ``(N * nhead, T, T)``,
+        ``memory_mask`` ``(T, S)``, key padding masks ``(N, T)`` / ``(N, S)``. Returns ``tgt``'s shape."""
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                           need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                                is_causal=is_causal, need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout3(x)
+
+
+class TransformerDecoder(Module):
+    """A stack of ``num_layers`` deep copies of ``decoder_layer``, then ``norm`` (if given).
+
+    ``forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False)``:
+    ``tgt_is_causal=None`` detects whether ``tgt_mask`` is the square causal mask.
+    """
+
+    __constants__ = ["norm"]
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _get_clones(decoder_layer, num_layers)
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        output = tgt
+        for mod in self.layers:
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class Transformer(Module):
+    """The encoder-decoder transformer of "Attention Is All You Need" (PyTorch's ``nn.Transformer``).
+
+    Args:
+        d_model: feature size of encoder and decoder inputs. Default: 512.
+        nhead: attention heads. Default: 8.
+        num_encoder_layers, num_decoder_layers: depth of each stack. Default: 6 each.
+        dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first, bias: as for
+            the layers (defaults 2048, 0.1, relu, 1e-5, False, False, True).
+        custom_encoder, custom_decoder: modules used instead of the default stacks.
+
+    Both default stacks end with a LayerNorm. Every parameter with more than one dimension is
+    re-initialised with xavier_uniform_ (custom encoder/decoder included).
+
+    ``forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+    tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+    memory_is_causal=False)``: ``src`` ``(S, N, E)``, ``tgt`` ``(T, N, E)`` (batch first: ``(N, S, E)``,
+    ``(N, T, E)``; unbatched: ``(S, E)``, ``(T, E)``); returns ``tgt``'s shape.
+    """
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        factory = {"device": device, "dtype": dtype}
+        super().__init__()
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(TransformerEncoderLayer(*layer_args, **factory), num_encoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(TransformerDecoderLayer(*layer_args, **factory), num_decoder_layers,
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory))
+        self._reset_parameters()
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        if src.dim() == 3 and src.size(0 if self.batch_first else 1) != tgt.size(0 if self.batch_first else 1):
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask, tgt_is_causal=tgt_is_causal,
+                            memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """The ``(sz, sz)`` causal mask: ``-inf`` above the diagonal (future positions), 0 elsewhere."""
+        return _generate_square_subsequent_mask(sz, dtype=dtype, device=device)
+
+    def _reset_parameters(self):
+        for p in self.parameters():
+            if p.dim() > 1:
+                init.xavier_uniform_(p)
