@@ -26,3 +26,8 @@ def get_backend(device_type):
     if b is None:
         b = _loaded[device_type] = importlib.import_module(_BACKEND_MODULES[device_type]).BACKEND
     return b
+
+
+# PyTorch's flag namespaces (``gputorch.backends.cudnn.benchmark = True``, ...): recorded, no
+# effect, and none of them imports CuPy.
+from . import cuda, cudnn, mps  # noqa: E402,F401

@@ -137,3 +137,127 @@ class CUDABackend(Backend):
 
 
 BACKEND = CUDABackend()
+
+
+# ================================================================ torch.backends.cuda flags
+# PyTorch programs set and read these as ``torch.backends.cuda.<name>``. gputorch records them so
+# that such programs run unchanged, and nothing else changes: float32 matrix products are always
+# computed in full float32 (cuBLAS through CuPy, in its default math mode), and
+# scaled_dot_product_attention always runs as its plain composite of matmul and softmax. Nothing
+# here imports CuPy.
+
+def is_built():
+    """Whether gputorch can use CUDA at all here: CuPy is installed (or the simulated device is on).
+    It does not import CuPy; ``gputorch.cuda.is_available()`` says whether a GPU is visible."""
+    import importlib.util
+    import os
+    return bool(os.environ.get("GPUTORCH_SIMULATE_CUDA")) or importlib.util.find_spec("cupy") is not None
+
+
+def _require_bool(setter, value):
+    if type(value) is not bool:
+        raise RuntimeError(f"{setter} expects a bool, but got {type(value).__name__}")
+
+
+class _MatmulFlags:
+    """``torch.backends.cuda.matmul``: recorded settings, no effect on numerics.
+
+    ``allow_tf32`` is tied to ``gputorch.get_float32_matmul_precision()`` as in PyTorch: True
+    means "high", False means "highest".
+    """
+
+    _NAMES = ("allow_tf32", "allow_fp16_reduced_precision_reduction",
+              "allow_bf16_reduced_precision_reduction", "fp32_precision")
+
+    def __init__(self):
+        object.__setattr__(self, "float32_matmul_precision", "highest")
+        object.__setattr__(self, "_values", {"allow_fp16_reduced_precision_reduction": True,
+                                             "allow_bf16_reduced_precision_reduction": True,
+                                             "fp32_precision": "none"})
+
+    def __getattr__(self, name):
+        if name == "allow_tf32":
+            return self.float32_matmul_precision != "highest"
+        values = self.__dict__["_values"]
+        if name in values:
+            return values[name]
+        raise AttributeError(f"Unknown attribute {name}")
+
+    def __setattr__(self, name, value):
+        if name == "float32_matmul_precision":
+            object.__setattr__(self, name, value)
+        elif name == "allow_tf32":
+            _require_bool("set_allow_tf32_cublas", value)
+            object.__setattr__(self, "float32_matmul_precision", "high" if value else "highest")
+        elif name in self._values:
+            if name != "fp32_precision":
+                _require_bool(f"set_{name}", value)
+            self._values[name] = value
+        else:
+            raise AttributeError(f"Unknown attribute {name}")
+
+
+matmul = _MatmulFlags()
+
+_SDP = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
+def _sdp_switch(kind):
+    def enabled():
+        return _SDP[kind]
+
+    def enable(enabled):
+        _require_bool(f"enable_{kind}_sdp", enabled)
+        _SDP[kind] = enabled
+
+    enabled.__name__ = f"{kind}_sdp_enabled"
+    enabled.__doc__ = f"Whether the {kind} attention kernel is enabled (recorded only: always the composite here)."
+    enable.__name__ = f"enable_{kind}_sdp"
+    enable.__doc__ = f"Record whether the {kind} attention kernel may be used (no effect here)."
+    return enabled, enable
+
+
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
+
+
+def is_flash_attention_available():
+    """False: gputorch has no flash-attention kernel."""
+    return False
+
+
+class sdp_kernel:
+    """Context manager recording which attention kernels are enabled, restored on exit (deprecated
+    in PyTorch in favour of ``nn.attention.sdpa_kernel``; no effect here)."""
+
+    def __init__(self, enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+        self._wanted = {"flash": enable_flash, "math": enable_math, "mem_efficient": enable_mem_efficient,
+                        "cudnn": enable_cudnn}
+        self._saved = None
+
+    def __enter__(self):
+        self._saved = dict(_SDP)
+        for kind, value in self._wanted.items():
+            _require_bool(f"enable_{kind}_sdp", value)
+        _SDP.update(self._wanted)
+        return self
+
+    def __exit__(self, *exc):
+        _SDP.update(self._saved)
+        return False
+
+
+_LINALG_LIBRARY = ["default"]
+
+
+def preferred_linalg_library(backend=None):
+    """Record the preferred linear-algebra library ("default", "cusolver" or "magma"); no effect here
+    (CuPy chooses). Returns the recorded choice as a string."""
+    if backend is not None:
+        name = backend if isinstance(backend, str) else str(backend)
+        if name.lower() not in ("default", "cusolver", "magma"):
+            raise RuntimeError(f"Unknown input value. Choose from: default, cusolver, magma. Got {backend!r}")
+        _LINALG_LIBRARY[0] = name.lower()
+    return _LINALG_LIBRARY[0]
