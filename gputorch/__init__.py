@@ -20,6 +20,7 @@ from .ops.reduction import *  # noqa: F401,F403
 from .ops.sampling import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.special_functions import *  # noqa: F401,F403
+from .ops.tensor_queries import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
@@ -29,6 +30,7 @@ from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from . import nn  # noqa: E402
+from .nn.functional import log_softmax, softmax  # noqa: E402,F401 - torch.softmax and torch.log_softmax
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint

@@ -7,14 +7,16 @@
 - ``slicing``: narrow, select, diagonal, split, chunk, tensor_split, unbind
 - ``joining``: cat, stack, hstack, vstack, dstack, column_stack
 - ``copies``: clone, contiguous, repeat, tile, flip, roll, tril, triu
+- ``grids``: meshgrid, rot90, repeat_interleave (composites of the above)
 - ``_common``: reading shape and dim arguments (``infer_shape``)
 
 Views share the input's storage and version counter (made through ``apply_view``); the
 others copy.
 """
-from . import broadcasting, copies, joining, reshaping, slicing, transposing
+from . import broadcasting, copies, grids, joining, reshaping, slicing, transposing
 from .broadcasting import *  # noqa: F401,F403
 from .copies import *  # noqa: F401,F403
+from .grids import *  # noqa: F401,F403
 from .joining import *  # noqa: F401,F403
 from .reshaping import *  # noqa: F401,F403
 from .slicing import *  # noqa: F401,F403
@@ -37,4 +39,4 @@ from .view_nodes import (AliasBackward0, DiagonalBackward0, SelectBackward0, Sli
                          UnsqueezeBackward0, ViewBackward0, ViewScatterBackward0)
 
 __all__ = [*reshaping.__all__, *broadcasting.__all__, *transposing.__all__, *slicing.__all__,
-           *joining.__all__, *copies.__all__]
+           *joining.__all__, *copies.__all__, *grids.__all__]
