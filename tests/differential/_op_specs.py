@@ -109,7 +109,7 @@ EXPLICIT = {
 }
 
 # Ops whose values are random (or uninitialised): compare types, dtypes and shapes only.
-RANDOM_OPS = {"bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
+RANDOM_OPS = {"poisson", "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
               "exponential_", "geometric_", "log_normal_", "random_", "rand", "randn", "randint",
               "randperm", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
               "new_empty", "empty_strided", "new_empty_strided"}

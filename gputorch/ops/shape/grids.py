@@ -40,19 +40,13 @@ def meshgrid(*tensors, indexing=None):
             raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to have the same dtype.")
         if t.device != first.device:
             raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to have the same device.")
-    order = list(tensors)
-    swap = indexing == "xy" and len(order) >= 2
-    if swap:
-        order[0], order[1] = order[1], order[0]
-    sizes = [t.numel() for t in order]
+    sizes = [t.numel() for t in tensors]
     grids = []
-    for i, t in enumerate(order):
-        shape = [1] * len(order)
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
         shape[i] = sizes[i]
-        grids.append(expand(t.reshape(shape), *sizes))
-    if swap:
-        grids = [transpose(g, 0, 1) for g in grids]
-        grids[0], grids[1] = grids[1], grids[0]
+        grid = expand(t.reshape(shape), *sizes)
+        grids.append(transpose(grid, 0, 1) if indexing == "xy" and len(tensors) >= 2 else grid)
     return tuple(grids)
 
 
