@@ -478,6 +478,15 @@ def test_cosine_embedding_loss_parity(reduction, batched, device):
             [a, b, t], grads=(0, 1))
 
 
+def test_cosine_embedding_loss_zero_input_uses_torchs_single_precision_epsilon(device):
+    """PyTorch adds its 1e-12 epsilon as a float (9.99999996e-13): visible in the gradient at a
+    zero input, where the magnitude is that epsilon alone."""
+    torch = _torch()
+    a, b = np.zeros((2, 3)), _rng(26).standard_normal((2, 3))
+    _parity(device, F.cosine_embedding_loss, torch.nn.functional.cosine_embedding_loss,
+            [a, b, np.array([1.0, -1.0])], grads=(0, 1))
+
+
 # ================================================================ gradcheck / gradgradcheck
 def _gg(fn, inputs):
     assert gradcheck(fn, inputs)
@@ -784,3 +793,183 @@ def test_training_steps_match_torch(loss_name, device):
             losses.append(loss.item())
         assert losses[0] == pytest.approx(losses[1], rel=1e-10, abs=1e-12), f"step {step}"
     assert_close(models[0][0].weight, models[1][0].weight, rtol=1e-10, atol=1e-12)
+
+
+# ================================================================ margin, triplet, multi-label, CTC
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_hinge_embedding_loss_parity(reduction, device):
+    torch = _torch()
+    rng = _rng(20)
+    x, y = rng.standard_normal((4, 3)), rng.choice([-1.0, 1.0], (4, 3))
+    _parity(device, nn.HingeEmbeddingLoss(margin=0.7, reduction=reduction),
+            torch.nn.HingeEmbeddingLoss(margin=0.7, reduction=reduction), [x, y])
+
+
+@pytest.mark.parametrize("p,swap", [(2.0, False), (1.0, True), (3.0, True)])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_triplet_margin_loss_parity(p, swap, reduction, device):
+    torch = _torch()
+    rng = _rng(21)
+    a, pos, neg = (rng.standard_normal((5, 3)) for _ in range(3))
+    kw = dict(margin=1.5, p=p, eps=1e-4, swap=swap, reduction=reduction)
+    _parity(device, nn.TripletMarginLoss(**kw), torch.nn.TripletMarginLoss(**kw), [a, pos, neg], grads=(0, 1, 2))
+    _parity(device, lambda *t: F.triplet_margin_loss(*t, **kw),
+            lambda *t: torch.nn.functional.triplet_margin_loss(*t, **kw), [a[0], pos[0], neg[0]], grads=(0, 1, 2))
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_triplet_margin_with_distance_loss_parity(swap, device):
+    torch = _torch()
+    rng = _rng(22)
+    a, pos, neg = (rng.standard_normal((4, 3)) for _ in range(3))
+    _parity(device, nn.TripletMarginWithDistanceLoss(swap=swap, margin=2.0),
+            torch.nn.TripletMarginWithDistanceLoss(swap=swap, margin=2.0), [a, pos, neg], grads=(0, 1, 2))
+
+    def g_dist(x, y):
+        return 1 - F.cosine_similarity(x, y)
+
+    def t_dist(x, y):
+        return 1 - torch.nn.functional.cosine_similarity(x, y)
+    _parity(device, lambda *t: F.triplet_margin_with_distance_loss(*t, distance_function=g_dist, swap=swap,
+                                                                   reduction="sum"),
+            lambda *t: torch.nn.functional.triplet_margin_with_distance_loss(*t, distance_function=t_dist,
+                                                                              swap=swap, reduction="sum"),
+            [a, pos, neg], grads=(0, 1, 2))
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_margin_loss_parity(p, reduction, device):
+    torch = _torch()
+    rng = _rng(23)
+    x, y, w = rng.standard_normal((5, 4)), rng.integers(0, 4, 5), rng.uniform(0.5, 2.0, 4)
+    _parity(device, lambda a, b: F.multi_margin_loss(a, b, p=p, margin=0.8, reduction=reduction),
+            lambda a, b: torch.nn.functional.multi_margin_loss(a, b, p=p, margin=0.8, reduction=reduction), [x, y])
+    _parity(device, lambda a, b, c: nn.MultiMarginLoss(p, 0.8, c, reduction=reduction)(a, b),
+            lambda a, b, c: torch.nn.MultiMarginLoss(p, 0.8, c, reduction=reduction)(a, b), [x, y, w])
+    _parity(device, lambda a, b: F.multi_margin_loss(a, b, p=p, reduction=reduction),
+            lambda a, b: torch.nn.functional.multi_margin_loss(a, b, p=p, reduction=reduction), [x[0], y[0]])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_margin_loss_parity(reduction, device):
+    torch = _torch()
+    rng = _rng(24)
+    x = rng.standard_normal((3, 5))
+    y = np.array([[3, 0, -1, 1, 2], [4, 4, 1, 2, 3], [-1, 1, 2, 3, 4]])   # a repeat; an empty row
+    _parity(device, nn.MultiLabelMarginLoss(reduction=reduction),
+            torch.nn.MultiLabelMarginLoss(reduction=reduction), [x, y])
+    _parity(device, nn.MultiLabelMarginLoss(reduction=reduction),
+            torch.nn.MultiLabelMarginLoss(reduction=reduction), [x[1], y[1]])
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multilabel_soft_margin_loss_parity(reduction, device):
+    torch = _torch()
+    rng = _rng(25)
+    x, y, w = rng.standard_normal((4, 3)), rng.integers(0, 2, (4, 3)).astype(float), rng.uniform(0.5, 2, 3)
+    _parity(device, lambda a, b, c: nn.MultiLabelSoftMarginLoss(c, reduction=reduction)(a, b),
+            lambda a, b, c: torch.nn.MultiLabelSoftMarginLoss(c, reduction=reduction)(a, b), [x, y, w])
+    _parity(device, lambda a, b: F.multilabel_soft_margin_loss(a, b, reduction=reduction),
+            lambda a, b: torch.nn.functional.multilabel_soft_margin_loss(a, b, reduction=reduction), [x, y],
+            grads=(0, 1))
+
+
+def test_margin_and_triplet_loss_errors(device):
+    x = _t(np.zeros((2, 3)), device)
+    y = _t(np.zeros(2, dtype=np.int64), device)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+        F.multi_margin_loss(x, y, p=3)
+    with pytest.raises(ValueError, match="only p == 1 and p == 2 supported"):
+        nn.MultiMarginLoss(p=3)
+    with pytest.raises(RuntimeError, match=r"Expected target size \[2\], but got \[3\]"):
+        F.multi_margin_loss(x, _t(np.zeros(3, dtype=np.int64), device))
+    with pytest.raises(RuntimeError, match="target out of range"):
+        F.multi_margin_loss(x, _t(np.array([0, 5]), device))
+    with pytest.raises(RuntimeError, match=r"inconsistent weight size, expected 3 but got \[2\]"):
+        F.multi_margin_loss(x, y, weight=_t(np.ones(2), device))
+    with pytest.raises(RuntimeError, match=r"inconsistent target size: \[2\] for input of size: \[2, 3\]"):
+        F.multilabel_margin_loss(x, y)
+    with pytest.raises(RuntimeError, match="anchor 2D, positive 2D, and negative 1D inputs"):
+        F.triplet_margin_loss(x, x, x[0])
+    with pytest.raises(ValueError, match="margin must be greater than 0, got 0"):
+        F.triplet_margin_with_distance_loss(x, x, x, margin=0)
+    with pytest.raises(ValueError, match="expected margin to be greater than 0, got -1 instead"):
+        nn.TripletMarginLoss(margin=-1)
+    with pytest.raises(ValueError, match="x is not a valid value for reduction"):
+        F.triplet_margin_loss(x, x, x, reduction="x")
+    with pytest.raises(ValueError, match="x is not valid"):
+        F.multilabel_soft_margin_loss(x, x, reduction="x")
+
+
+def _ctc_case(rng, t_max=7, n=3, c=5):
+    logits = rng.standard_normal((t_max, n, c))
+    targets = np.array([[1, 2, 2, 0], [3, 1, 0, 0], [4, 4, 4, 1]])
+    return logits, targets
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_parity_padded_targets(reduction, zero_infinity, device):
+    """Through a log_softmax (as CTC is used), and with respect to the log-probabilities
+    themselves (where PyTorch's gradient is its own formula), lengths as lists and tensors."""
+    torch = _torch()
+    logits, targets = _ctc_case(_rng(30))
+    il, tl = [7, 5, 3], [3, 2, 4]              # the last is impossible: an infinite loss
+    kw = dict(reduction=reduction, zero_infinity=zero_infinity)
+    if zero_infinity:
+        _parity(device, lambda x, y: F.ctc_loss(x.log_softmax(2), y, _t(np.array(il), device),
+                                             _t(np.array(tl), device), **kw),
+                lambda x, y: torch.nn.functional.ctc_loss(x.log_softmax(2), y, torch.tensor(il), torch.tensor(tl),
+                                                          **kw),
+                [logits, targets])
+    il = [7, 5, 6]
+    _parity(device, lambda x, y: nn.CTCLoss(**kw)(x, y, il, tl),
+            lambda x, y: torch.nn.CTCLoss(**kw)(x, y, il, tl), [logits, targets])
+
+
+def test_ctc_loss_concatenated_targets_blank_and_unbatched(device):
+    torch = _torch()
+    rng = _rng(31)
+    logits = rng.standard_normal((6, 2, 4))
+    cat, tl, il = np.array([0, 1, 1, 2, 0]), [3, 2], [6, 4]
+    _parity(device, lambda x, y: F.ctc_loss(x.log_softmax(2), y, il, tl, blank=3, reduction="none"),
+            lambda x, y: torch.nn.functional.ctc_loss(x.log_softmax(2), y, il, tl, blank=3, reduction="none"),
+            [logits, cat])
+    _parity(device, lambda x, y: F.ctc_loss(x.log_softmax(1), y, [6], [2], reduction="none"),
+            lambda x, y: torch.nn.functional.ctc_loss(x.log_softmax(1), y, [6], [2], reduction="none"),
+            [logits[:, 0], np.array([1, 2])])
+
+
+def test_ctc_loss_gradcheck_through_log_softmax(device):
+    rng = _rng(32)
+    x = _t(rng.standard_normal((5, 2, 3)), device, True)
+    y = _t(np.array([[1, 1], [2, 0]]), device)
+    assert gradcheck(lambda a: F.ctc_loss(a.log_softmax(2), y, [5, 4], [2, 1], reduction="sum"), (x,))
+
+
+def test_ctc_loss_errors(device):
+    lp = _t(np.zeros((4, 2, 3)), device)
+    y = _t(np.ones((2, 2), dtype=np.int64), device)
+    with pytest.raises(RuntimeError, match="Expected input_lengths to have value at most 4, but got value 5"):
+        F.ctc_loss(lp, y, [5, 4], [2, 2])
+    with pytest.raises(RuntimeError, match="Expected tensor to have size at least 3 at dimension 1"):
+        F.ctc_loss(lp, y, [4, 4], [3, 2])
+    with pytest.raises(RuntimeError, match="blank must be in label range"):
+        F.ctc_loss(lp, y, [4, 4], [2, 2], blank=3)
+    with pytest.raises(TypeError, match="both"):
+        F.ctc_loss(lp, y, [4, 4], _t(np.array([2, 2]), device))
+
+
+def test_margin_losses_empty_batch_mean_is_zero_and_ctc_without_frames(device):
+    torch = _torch()
+    empty = _t(np.zeros((0, 5)), device)
+    assert F.multi_margin_loss(empty, _t(np.zeros(0, dtype=np.int64), device)).item() == 0.0
+    assert F.multilabel_margin_loss(empty, _t(np.zeros((0, 5), dtype=np.int64), device)).item() == 0.0
+    lp = np.log(_rng(33).dirichlet(np.ones(4), (3, 2)))
+    targets = np.array([[1, 2], [3, 0]])
+    for lengths in ([0, 0], [1, 1]):
+        out = F.ctc_loss(_t(lp, device), _t(targets, device), [0, 3], lengths, reduction="none")
+        expected = torch.nn.functional.ctc_loss(torch.tensor(lp), torch.tensor(targets), [0, 3], lengths,
+                                                reduction="none")
+        assert_close(out, expected, rtol=1e-12, atol=1e-14)

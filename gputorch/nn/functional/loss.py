@@ -35,12 +35,15 @@ from ...ops.creation import ones_like, zeros_like
 from ...ops.pointwise import xlogy
 from ...ops.shape import broadcast_tensors
 from .. import _reduction
-from .activation import log_softmax
+from .activation import log_softmax, logsigmoid
+from .distance import pairwise_distance
 
 __all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "nll_loss", "cross_entropy",
            "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
-           "cosine_embedding_loss"]
+           "cosine_embedding_loss", "hinge_embedding_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "multilabel_soft_margin_loss", "ctc_loss"]
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -798,7 +801,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     if input1.dim() != need or input2.dim() != need:
         raise RuntimeError(f"{tdim}D target tensor expects {need}D input tensors, but found inputs with "
                            f"sizes {list(input1.shape)} and {list(input2.shape)}.")
-    eps = 1e-12
+    eps = float(np.float32(1e-12))      # PyTorch keeps this epsilon in a float (single precision)
     prod_sum = (input1 * input2).sum(tdim)
     mag_square1 = (input1 * input1).sum(tdim) + eps
     mag_square2 = (input2 * input2).sum(tdim) + eps
@@ -807,3 +810,355 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     pos = where(target == 1, 1 - cos, zeros)
     neg = where(target == -1, (cos - margin).clamp_min(0), zeros)
     return _reduce(pos + neg, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (other target
+    values add both terms). Shapes: ``input`` and ``target`` broadcastable."""
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    zeros = zeros_like(input)
+    margin_clamp = (margin - input).clamp_min(0)
+    output_margin = where(target != 1, margin_clamp, zeros)
+    output_self = where(target != -1, input, zeros)
+    return _reduce(output_margin + output_self, reduction)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.dim(), positive.dim(), negative.dim()
+    if not (a == p and p == n):
+        raise RuntimeError("The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
+    ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance. Shapes: ``(N, D)`` or ``(D,)``."""
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = dist_neg.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """``max(0, margin + d(a, p) - d(a, n))`` for any ``distance_function`` (default
+    ``pairwise_distance``); ``swap`` as in ``triplet_margin_loss``; ``margin`` must be positive."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    _check_triplet_dims(anchor, positive, negative)
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = dist_neg.minimum(distance(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+def _reduce_rows(per_sample, reduction):
+    """``_reduce`` for the margin losses, whose mean over no samples is 0 in PyTorch (not NaN)."""
+    if reduction == "mean" and per_sample.numel() == 0:
+        return per_sample.sum()
+    return _reduce(per_sample, reduction)
+
+
+def _check_margin_input(input):
+    """Rows ``(N, C)`` of a ``(C,)`` or ``(N, C)`` input (``N`` may be 0) and their target shape."""
+    if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0) or (input.dim() == 1 and input.numel() == 0):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if input.dim() == 0:
+        return input.reshape(1, 1)
+    return input if input.dim() == 2 else input.unsqueeze(0)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Multi-class hinge loss: for each sample, ``sum over j != y of w[y] * max(0, margin - x[y] +
+    x[j]) ** p / C`` (``p`` 1 or 2). Shapes: input ``(N, C)`` or ``(C,)``, target ``(N,)`` or ``()``
+    class indices, ``weight`` ``(C,)``."""
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    rows = _check_margin_input(input)
+    n, c = rows.shape
+    if target._dtype not in (_dtype.int64,):
+        raise RuntimeError(f"expected scalar type Long but found {_legacy_name(target._dtype)}")
+    if target.numel() != n or (input.dim() == 2 and target.dim() != 1):
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(target.shape)}. "
+                           f"Input has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    y = target.reshape(n, 1)
+    if n and (bool((y._data < 0).any()) or bool((y._data >= c).any())):
+        raise RuntimeError("target out of range")
+    z = margin - rows.gather(1, y) + rows
+    h = z.clamp_min(0)
+    if p == 2:
+        h = h * h
+    if weight is not None:
+        h = h * weight[y]
+    others = ones_like(h, dtype=_dtype.bool).scatter(1, y, False)
+    per_sample = where(others, h, zeros_like(h)).sum(1) / c
+    if input.dim() < 2:
+        per_sample = per_sample.reshape(())
+    return _reduce_rows(per_sample, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Multi-label hinge loss: for each sample, ``sum over targets j and non-targets k of
+    max(0, 1 - (x[j] - x[k])) / C``. ``target`` (int64, the input's shape) lists the target classes
+    and ends at its first -1. Shapes: input ``(N, C)`` or ``(C,)``."""
+    reduction = _reduction.resolve(size_average, reduce, reduction)
+    rows = _check_margin_input(input)
+    if target._dtype is not _dtype.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_legacy_name(target._dtype)}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    n, c = rows.shape
+    y = target.reshape(n, c)
+    xp = xp_of(y)
+    labels = y._data
+    if labels.size and (bool((labels < -1).any()) or bool((labels >= c).any())):
+        raise RuntimeError("multilabel_margin_loss: target out of range")
+    # a label counts until the first -1 of its row
+    valid = xp.cumprod(labels != -1, axis=1).astype(bool)
+    safe = xp.where(valid, labels, 0)
+    is_target = xp.zeros((n, c), dtype=bool)
+    if labels.size:
+        hits = xp.zeros((n, c), dtype=np.int64)
+        xp.add.at(hits, (xp.repeat(xp.arange(n), c), safe.reshape(-1)), valid.reshape(-1).astype(np.int64))
+        is_target = hits > 0
+    pairs = valid[:, :, None] & ~is_target[:, None, :]
+    x_target = rows.gather(1, const(safe, y))
+    z = (1 - (x_target.unsqueeze(2) - rows.unsqueeze(1))).clamp_min(0)
+    per_sample = where(const(pairs, z), z, zeros_like(z)).sum((1, 2)) / c
+    if input.dim() < 2:
+        per_sample = per_sample.reshape(())
+    return _reduce_rows(per_sample, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """One-vs-all logistic loss averaged over the classes (the last dim):
+    ``-mean_c(w_c * (y_c * log(sigmoid(x_c)) + (1 - y_c) * log(sigmoid(-x_c))))``."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+# ----------------------------------------------------------------------------- CTC
+def _log_add3(xp, a, b, c):
+    """``log(exp(a) + exp(b) + exp(c))`` as PyTorch's CTC kernel computes it (max shifted, a max
+    of -inf taken as 0)."""
+    m = xp.maximum(xp.maximum(a, b), c)
+    m = xp.where(m == -xp.inf, 0, m)
+    return xp.log(xp.exp(a - m) + xp.exp(b - m) + xp.exp(c - m)) + m
+
+
+def _shifted(xp, a, k):
+    """``a`` (N, S) moved ``k`` places right along S, -inf coming in."""
+    out = xp.full(a.shape, -xp.inf, dtype=a.dtype)
+    if k < a.shape[1]:
+        out[:, k:] = a[:, :a.shape[1] - k]
+    return out
+
+
+def _shifted_left(xp, a, k):
+    """``a`` (N, S) moved ``k`` places left along S, -inf coming in."""
+    out = xp.full(a.shape, -xp.inf, dtype=a.dtype)
+    if k < a.shape[1]:
+        out[:, :a.shape[1] - k] = a[:, k:]
+    return out
+
+
+class CtcLossBackward0(Node):
+    """Per-sample CTC negative log-likelihood ``(N,)`` of padded ``targets`` ``(N, L)`` under
+    ``log_probs`` ``(T, N, C)``: the log-space forward (alpha) recursion over the extended label
+    sequence (blanks between and around the labels), vectorised over the batch and the positions.
+
+    Backward runs the beta recursion and returns PyTorch's gradient,
+    ``(exp(log_probs) - exp(log(alpha * beta) + nll - log_probs)) * grad``, which is the gradient
+    with respect to the logits of a ``log_softmax`` that produced ``log_probs`` (both agree after
+    that log_softmax's backward); zero past each input length."""
+
+    def forward(ctx, log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+        xp = xp_of(log_probs)
+        lp = log_probs._data
+        t_max, n, _ = lp.shape
+        il = xp.asarray(input_lengths, dtype=np.int64)
+        tl = xp.asarray(target_lengths, dtype=np.int64)
+        s_len = 2 * targets._data.shape[1] + 1
+        ext = xp.full((n, s_len), blank, dtype=np.int64)
+        ext[:, 1::2] = targets._data
+        positions = xp.arange(s_len)
+        s_valid = positions[None, :] < (2 * tl + 1)[:, None]
+        skip = xp.zeros((n, s_len), dtype=bool)
+        skip[:, 2:] = ext[:, 2:] != ext[:, :-2]
+        lpe = lp[:, xp.arange(n)[:, None], ext]                      # (T, N, S)
+        ninf = xp.asarray(-xp.inf, dtype=lp.dtype)
+        alpha = xp.full((t_max, n, s_len), -xp.inf, dtype=lp.dtype)
+        with quiet_errors():
+            if t_max:
+                first = xp.where(positions[None, :] == 0, lpe[0], ninf)
+                first = xp.where((positions[None, :] == 1) & (tl[:, None] > 0), lpe[0], first)
+                alpha[0] = first
+            for t in range(1, t_max):
+                prev = alpha[t - 1]
+                la3 = xp.where(skip, _shifted(xp, prev, 2), ninf)
+                alpha[t] = xp.where(s_valid, _log_add3(xp, prev, _shifted(xp, prev, 1), la3) + lpe[t], ninf)
+            rows = xp.arange(n)
+            t_end = xp.maximum(il - 1, 0)
+            l1 = alpha[t_end, rows, 2 * tl]
+            l2 = xp.where(tl > 0, alpha[t_end, rows, xp.maximum(2 * tl - 1, 0)], ninf)
+            m = xp.maximum(l1, l2)
+            m = xp.where(m == -xp.inf, 0, m)
+            log_likelihood = xp.log(xp.exp(l1 - m) + xp.exp(l2 - m)) + m
+            # no input frames: only an empty target is possible
+            empty = xp.where(tl == 0, xp.asarray(0, dtype=lp.dtype), ninf)
+            nll = -xp.where(il == 0, empty, log_likelihood)
+        ctx.arrays = (alpha, lpe, ext, skip, s_valid, il, tl, nll)
+        ctx.zero_infinity = zero_infinity
+        ctx.save_for_backward(log_probs)
+        return nll
+
+    def backward(ctx, grad):
+        (log_probs,) = ctx.saved_tensors
+        alpha, lpe, ext, skip, s_valid, il, tl, nll = ctx.arrays
+        xp = xp_of(log_probs)
+        lp = log_probs._data
+        t_max, n, c = lp.shape
+        s_len = ext.shape[1]
+        rows = xp.arange(n)
+        positions = xp.arange(s_len)
+        ninf = xp.asarray(-xp.inf, dtype=lp.dtype)
+        last = (positions[None, :] == 2 * tl[:, None]) | ((positions[None, :] == 2 * tl[:, None] - 1)
+                                                         & (tl[:, None] > 0))
+        skip_ahead = xp.zeros_like(skip)          # whether position s may skip to s + 2
+        skip_ahead[:, :-2] = skip[:, 2:]
+        betas = xp.full((t_max, n, s_len), -xp.inf, dtype=lp.dtype)
+        beta_next = xp.full((n, s_len), -xp.inf, dtype=lp.dtype)
+        with quiet_errors():
+            for t in range(t_max - 1, -1, -1):
+                lb3 = xp.where(skip_ahead, _shifted_left(xp, beta_next, 2), ninf)
+                step = _log_add3(xp, beta_next, _shifted_left(xp, beta_next, 1), lb3) + lpe[t]
+                beta = xp.where((t < il - 1)[:, None] & s_valid, step, ninf)
+                beta = xp.where((t == il - 1)[:, None] & last, lpe[t], beta)
+                betas[t] = beta
+                beta_next = beta
+            # log(alpha * beta) summed per character, over the positions in PyTorch's order (last first)
+            ab = alpha + betas
+            lcab = xp.full((t_max, n, c), -xp.inf, dtype=lp.dtype)
+            for s in range(s_len - 1, -1, -1):
+                ch = ext[:, s]
+                acc = lcab[:, rows, ch]
+                new = ab[:, :, s]
+                m = xp.maximum(acc, new)
+                merged = xp.log(xp.exp(acc - m) + xp.exp(new - m)) + m
+                lcab[:, rows, ch] = xp.where(acc == -xp.inf, new, merged)
+            d = xp.exp(lp) - xp.exp(lcab + nll[None, :, None] - lp)
+        live = xp.arange(t_max)[:, None] < il[None, :]
+        if ctx.zero_infinity:
+            live = live & (nll != xp.inf)[None, :]
+        d = xp.where(live[:, :, None], d, xp.zeros((), dtype=lp.dtype))
+        return const(d, log_probs) * grad.reshape(1, n, 1)
+
+
+def _lengths(name, lengths, n):
+    """``input_lengths``/``target_lengths`` (a tensor or a sequence of ints) as a tuple of ints."""
+    if isinstance(lengths, Tensor):
+        values = lengths.reshape(-1).tolist()
+    else:
+        values = [int(v) for v in (lengths if isinstance(lengths, (list, tuple)) else [lengths])]
+    if len(values) != n:
+        raise RuntimeError(f"{name} must be of size batch_size")
+    return tuple(int(v) for v in values)
+
+
+def _padded_targets(targets, target_lengths, n):
+    """``targets`` as an ``(N, max target length)`` tensor: from padded ``(N, S)`` targets or from
+    all targets concatenated (1-D)."""
+    longest = max(target_lengths, default=0)
+    xp = xp_of(targets)
+    t = targets._data
+    if targets.dim() == 2 and n:
+        if t.shape[1] < longest:
+            raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but got size "
+                               f"{t.shape[1]} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)")
+        padded = t[:, :longest]
+    else:
+        total = sum(target_lengths)
+        if t.shape[0] < total:
+            raise RuntimeError(f"Expected tensor to have size at least {total} at dimension 0, but got size "
+                               f"{t.shape[0]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_cpu)")
+        starts = np.cumsum((0,) + target_lengths[:-1])
+        index = np.minimum(starts[:, None] + np.arange(longest)[None, :], max(total - 1, 0))
+        padded = t[xp.asarray(index)] if total else xp.zeros((n, longest), dtype=t.dtype)
+    lengths = xp.asarray(target_lengths, dtype=np.int64)
+    padded = xp.where(xp.arange(longest)[None, :] < lengths[:, None], padded, 0)
+    return Tensor._make(padded.astype(np.int64), targets._device)
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist Temporal Classification loss.
+
+    Shapes: ``log_probs`` ``(T, N, C)`` (or ``(T, C)`` unbatched), log-probabilities such as a
+    ``log_softmax`` output; ``targets`` ``(N, S)`` padded, or 1-D with all targets concatenated;
+    ``input_lengths`` and ``target_lengths`` ``(N,)`` (tensors or sequences). ``zero_infinity``:
+    infinite losses (impossible alignments) and their gradients become 0. ``reduction='mean'``
+    divides each loss by its target length (at least 1) and averages over the batch.
+    """
+    if reduction not in ("none", "mean", "sum"):
+        _reduction.get_enum(reduction)
+        reduction = _checked(reduction)
+    if isinstance(input_lengths, Tensor) != isinstance(target_lengths, Tensor):
+        raise TypeError("ctc_loss(): input_lengths and target_lengths must both be Tensors or both be "
+                        "sequences of ints")
+    unbatched = log_probs.dim() == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        if targets.dim() == 1:
+            targets = targets.unsqueeze(0)
+    if log_probs.dim() != 3:
+        raise RuntimeError(f"ctc_loss: expected log_probs to be a 2-D or 3-D tensor, but got {log_probs.dim()}-D")
+    t_max, n, n_classes = log_probs.shape
+    if not 0 <= blank < n_classes:
+        raise RuntimeError("blank must be in label range")
+    il = _lengths("input_lengths", input_lengths, n)
+    tl = _lengths("target_lengths", target_lengths, n)
+    for length in il:
+        if length > t_max:
+            raise RuntimeError(f"Expected input_lengths to have value at most {t_max}, but got value {length} "
+                               "(while checking arguments for ctc_loss_cpu)")
+    padded = _padded_targets(targets, tl, n)
+    nll = apply(CtcLossBackward0, log_probs, padded, il, tl, blank, zero_infinity)
+    if zero_infinity:
+        nll = where(nll == float("inf"), zeros_like(nll), nll)
+    if reduction == "mean":
+        dev = nll._device
+        lengths = Tensor._make(dev._backend.xp.asarray(tl, dtype=nll._data.dtype), dev).clamp_min(1)
+        return (nll / lengths).mean()
+    if reduction == "sum":
+        return nll.sum()
+    return nll.squeeze(0) if unbatched else nll

@@ -18,3 +18,5 @@ from .fold import *  # noqa: F401,F403
 from .lazy import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .pixelshuffle import *  # noqa: F401,F403
+from .adaptive import *  # noqa: F401,F403
+from .local_response_norm import *  # noqa: F401,F403
