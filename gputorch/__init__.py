@@ -21,6 +21,12 @@ from .ops.sampling import *  # noqa: F401,F403
 from .ops.shape import *  # noqa: F401,F403
 from .ops.special_functions import *  # noqa: F401,F403
 from .ops.tensor_queries import *  # noqa: F401,F403
+from .ops.set_ops import *  # noqa: F401,F403
+from .ops.bucketing import *  # noqa: F401,F403
+from .ops.quantiles import *  # noqa: F401,F403
+from ._type_info import *  # noqa: F401,F403
+from ._threads import *  # noqa: F401,F403
+from ._legacy_tensor_types import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401

@@ -1,0 +1,2 @@
+"""Legacy tensor types: FloatTensor, LongTensor, cuda.FloatTensor, ... (being written)"""
+__all__ = []

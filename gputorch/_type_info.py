@@ -1,0 +1,2 @@
+"""finfo and iinfo (being written)"""
+__all__ = []

@@ -1,0 +1,2 @@
+"""Counting and bucketing ops: bincount, bucketize, searchsorted, histc, histogram (being written)"""
+__all__ = []
