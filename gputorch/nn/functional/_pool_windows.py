@@ -1,42 +1,47 @@
-"""Pooling on ``(N, C, H, W)`` backend arrays (the array-level half of ``pooling.py``).
+"""Pooling on ``(..., *spatial)`` backend arrays (the array-level half of ``pooling.py``).
 
-Fixed windows (max_pool2d, avg_pool2d) loop over the ``kh * kw`` kernel taps with
-whole-array strided slices (see ``_windows.tap_ranges``); adaptive windows, whose
-size varies along a dim, loop over the taps of the largest window with gathers.
+The pooled dims are the last ``len(kernel)`` (or ``len(out)``) ones: two for 2-D pooling,
+three for 3-D. Fixed windows (max/avg pooling) loop over the kernel taps with whole-array
+strided slices (see ``_windows.box_taps``); adaptive windows, whose size varies along a dim,
+loop over the taps of the largest window with gathers.
 
-Max pooling records, per output, the *tap* (position inside its window) that won;
-the flat ``H * W`` indices that PyTorch returns are computed from it, and the
+Max pooling records, per output, the *tap* (flat position inside its window) that won;
+the flat ``H * W`` (``D * H * W``) indices that PyTorch returns are computed from it, and the
 backward scatters the gradient one tap at a time.
 """
+import itertools
+import math
+
 import numpy as np
 
-from ._windows import tap_ranges
+from ._windows import box_taps
 
 __all__ = ["max_pool", "max_pool_indices", "taps_from_indices", "max_pool_grad", "avg_pool", "avg_pool_grad",
            "adaptive_bounds", "adaptive_avg_pool", "adaptive_avg_pool_grad", "adaptive_max_pool",
            "scatter_add_indices"]
 
 
-def _strided(start, count, stride):
-    return slice(start, start + (count - 1) * stride + 1, stride)
-
-
 def _taps(x_hw, out_hw, kernel, stride, padding, dilation):
-    """``[(t, region, source)]`` for every kernel tap that reads the input: the output region it
-    feeds and the strided input slice it reads (index tuples for the last two dims)."""
-    rows = tap_ranges(x_hw[0], out_hw[0], kernel[0], stride[0], padding[0], dilation[0])
-    cols = tap_ranges(x_hw[1], out_hw[1], kernel[1], stride[1], padding[1], dilation[1])
-    found = []
-    for i, (rlo, rhi, rs) in enumerate(rows):
-        for j, (clo, chi, cs) in enumerate(cols):
-            if rlo < rhi and clo < chi:
-                found.append((i * kernel[1] + j, (slice(rlo, rhi), slice(clo, chi)),
-                              (_strided(rs, rhi - rlo, stride[0]), _strided(cs, chi - clo, stride[1]))))
-    return found
+    """``[(t, region, source)]`` for every kernel tap that reads the input: its flat position in
+    the window, the output region it feeds and the strided input slice it reads (index tuples
+    for the pooled dims)."""
+    return [(int(np.ravel_multi_index(tap, tuple(kernel))), region, source)
+            for tap, region, source in box_taps(x_hw, out_hw, kernel, stride, padding, dilation)]
 
 
 def _full(region, out_hw):
-    return region[0] == slice(0, out_hw[0]) and region[1] == slice(0, out_hw[1])
+    return all(r == slice(0, o) for r, o in zip(region, out_hw))
+
+
+def _row_major_strides(sizes):
+    """Element strides of a C-ordered array of ``sizes`` (host ints)."""
+    return [math.prod(sizes[d + 1:]) for d in range(len(sizes))]
+
+
+def _grid(values):
+    """Per-dim host int arrays, shaped to broadcast against each other (an open mesh)."""
+    k = len(values)
+    return [np.asarray(v).reshape((1,) * d + (-1,) + (1,) * (k - d - 1)) for d, v in enumerate(values)]
 
 
 def _lowest(dtype):
@@ -57,9 +62,10 @@ def max_pool(xp, x, kernel, stride, padding, dilation, out_hw, with_taps=True):
     maximum, so the winner is the *last* tap that won: ``win = max(t * won_t)``, computed with
     cheap unsigned-integer arithmetic on the comparison masks (no ``where``).
     """
-    lead = x.shape[:-2]
-    taps = _taps(x.shape[-2:], out_hw, kernel, stride, padding, dilation)
-    tap_dtype = _tap_dtype(kernel[0] * kernel[1])
+    k = len(kernel)
+    lead = x.shape[:-k]
+    taps = _taps(x.shape[-k:], out_hw, kernel, stride, padding, dilation)
+    tap_dtype = _tap_dtype(math.prod(kernel))
     first_t, first_region, first_src = taps[0]
     covered = _full(first_region, out_hw)
     if covered:                      # tap 0 reads a real input for every window
@@ -93,30 +99,38 @@ def _first_taps(xp, pick, win, taps):
 
 
 def max_pool_indices(xp, win, x_hw, kernel, stride, padding, dilation):
-    """Flat ``H * W`` input indices of the winning taps ``win`` (int64, PyTorch's return_indices)."""
-    h, w = x_hw
-    ho, wo = win.shape[-2:]
-    base = ((np.arange(ho) * stride[0] - padding[0])[:, None] * w
-            + (np.arange(wo) * stride[1] - padding[1])[None, :])
-    ti, tj = np.divmod(np.arange(kernel[0] * kernel[1]), kernel[1])
-    offset = ti * dilation[0] * w + tj * dilation[1]
-    return xp.asarray(base) + xp.take(xp.asarray(offset), win.astype(np.intp, copy=False))
+    """Flat ``H * W`` (``D * H * W``) input indices of the winning taps ``win`` (int64, PyTorch's
+    return_indices)."""
+    k = len(kernel)
+    out = win.shape[-k:]
+    step = _row_major_strides(tuple(x_hw))
+    starts = _grid([(np.arange(out[d]) * stride[d] - padding[d]) * step[d] for d in range(k)])
+    base = sum(starts[1:], starts[0])
+    tap_pos = np.unravel_index(np.arange(math.prod(kernel)), tuple(kernel))
+    offset = sum(tap_pos[d] * dilation[d] * step[d] for d in range(k))
+    return xp.asarray(base.astype(np.int64)) + xp.take(xp.asarray(offset.astype(np.int64)),
+                                                       win.astype(np.intp, copy=False))
 
 
 def taps_from_indices(xp, indices, x_hw, kernel, stride, padding, dilation):
     """The inverse of :func:`max_pool_indices`: which tap of its window each index is."""
-    w = x_hw[1]
-    ho, wo = indices.shape[-2:]
-    ih, iw = indices // w, indices % w
-    row0 = xp.asarray((np.arange(ho) * stride[0] - padding[0])[:, None])
-    col0 = xp.asarray((np.arange(wo) * stride[1] - padding[1])[None, :])
-    return ((ih - row0) // dilation[0]) * kernel[1] + (iw - col0) // dilation[1]
+    k = len(kernel)
+    out = indices.shape[-k:]
+    step = _row_major_strides(tuple(x_hw))
+    kstep = _row_major_strides(tuple(kernel))
+    starts = _grid([np.arange(out[d]) * stride[d] - padding[d] for d in range(k)])
+    tap = 0
+    for d in range(k):
+        coord = (indices // step[d]) % x_hw[d]
+        tap = tap + ((coord - xp.asarray(starts[d])) // dilation[d]) * kstep[d]
+    return tap
 
 
 def max_pool_grad(xp, grad, win, x_shape, kernel, stride, padding, dilation):
     """Scatter ``grad`` to the winning positions ``win`` (taps), one tap at a time."""
-    out_hw = grad.shape[-2:]
-    taps = _taps(x_shape[-2:], out_hw, kernel, stride, padding, dilation)
+    k = len(kernel)
+    out_hw = grad.shape[-k:]
+    taps = _taps(x_shape[-k:], out_hw, kernel, stride, padding, dilation)
     gx = xp.zeros(x_shape, dtype=grad.dtype)
     overlap = any(s < d * (k - 1) + 1 for s, k, d in zip(stride, kernel, dilation))
     # Multiplying by the 0/1 mask is much faster than ``where``; it is exact for finite gradients
@@ -139,13 +153,13 @@ def _avg_divisor(xp, dtype, x_hw, out_hw, kernel, stride, padding, count_include
     if divisor_override:
         return divisor_override
     sizes = []
-    for d in range(2):
+    for d in range(len(kernel)):
         start = np.arange(out_hw[d]) * stride[d] - padding[d]
         end = np.minimum(start + kernel[d], x_hw[d] + padding[d])
         if not count_include_pad:
             start, end = np.maximum(start, 0), np.minimum(end, x_hw[d])
         sizes.append(end - start)
-    div = sizes[0][:, None] * sizes[1][None, :]
+    div = math.prod(_grid(sizes))
     if (div == div.flat[0]).all():
         return int(div.flat[0])
     return xp.asarray(div.astype(dtype if dtype.kind == "f" else np.int64))
@@ -154,8 +168,9 @@ def _avg_divisor(xp, dtype, x_hw, out_hw, kernel, stride, padding, count_include
 def avg_pool(xp, x, kernel, stride, padding, out_hw, count_include_pad, divisor_override):
     """Window sums divided by the window size (PyTorch's divisor rules)."""
     acc = np.float32 if x.dtype == np.float16 else (np.int64 if x.dtype.kind in "iub" else x.dtype)
-    lead = x.shape[:-2]
-    taps = _taps(x.shape[-2:], out_hw, kernel, stride, padding, (1, 1))
+    k = len(kernel)
+    lead = x.shape[:-k]
+    taps = _taps(x.shape[-k:], out_hw, kernel, stride, padding, (1,) * k)
     first_t, first_region, first_src = taps[0]
     if _full(first_region, out_hw):
         total = x[(..., *first_src)].astype(acc, copy=True)
@@ -164,7 +179,7 @@ def avg_pool(xp, x, kernel, stride, padding, out_hw, count_include_pad, divisor_
         total = xp.zeros(lead + tuple(out_hw), dtype=acc)
     for _, region, src in taps:
         total[(..., *region)] += x[(..., *src)]
-    div = _avg_divisor(xp, np.dtype(acc), x.shape[-2:], out_hw, kernel, stride, padding, count_include_pad,
+    div = _avg_divisor(xp, np.dtype(acc), x.shape[-k:], out_hw, kernel, stride, padding, count_include_pad,
                        divisor_override)
     if total.dtype.kind == "f":
         total /= div
@@ -174,12 +189,13 @@ def avg_pool(xp, x, kernel, stride, padding, out_hw, count_include_pad, divisor_
 
 
 def avg_pool_grad(xp, grad, x_shape, kernel, stride, padding, count_include_pad, divisor_override):
-    out_hw = grad.shape[-2:]
-    div = _avg_divisor(xp, grad.dtype, x_shape[-2:], out_hw, kernel, stride, padding, count_include_pad,
+    k = len(kernel)
+    out_hw = grad.shape[-k:]
+    div = _avg_divisor(xp, grad.dtype, x_shape[-k:], out_hw, kernel, stride, padding, count_include_pad,
                        divisor_override)
     g = grad / div
     gx = xp.zeros(x_shape, dtype=grad.dtype)
-    for _, region, src in _taps(x_shape[-2:], out_hw, kernel, stride, padding, (1, 1)):
+    for _, region, src in _taps(x_shape[-k:], out_hw, kernel, stride, padding, (1,) * k):
         gx[(..., *src)] += g[(..., *region)]
     return gx
 
@@ -233,10 +249,14 @@ def _counts(size, out):
 
 
 def adaptive_avg_pool(xp, x, out_hw):
-    h, w = x.shape[-2:]
+    """Means of the adaptive windows over the last ``len(out_hw)`` dims (summed last dim first)."""
+    k = len(out_hw)
+    sizes = x.shape[-k:]
     acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
-    total = _window_sum(xp, _window_sum(xp, x.astype(acc, copy=False), -1, w, out_hw[1]), -2, h, out_hw[0])
-    div = _counts(h, out_hw[0])[:, None] * _counts(w, out_hw[1])[None, :]
+    total = x.astype(acc, copy=False)
+    for d in range(k - 1, -1, -1):
+        total = _window_sum(xp, total, d - k, sizes[d], out_hw[d])
+    div = math.prod(_grid([_counts(sizes[d], out_hw[d]) for d in range(k)]))
     if (div == div.flat[0]).all():
         total /= acc.type(div.flat[0])
     else:
@@ -244,45 +264,59 @@ def adaptive_avg_pool(xp, x, out_hw):
     return total.astype(x.dtype, copy=False)
 
 
-def adaptive_avg_pool_grad(xp, grad, x_shape):
-    h, w = x_shape[-2:]
-    ho, wo = grad.shape[-2:]
-    div = _counts(h, ho)[:, None] * _counts(w, wo)[None, :]
+def adaptive_avg_pool_grad(xp, grad, x_shape, k=2):
+    """The gradient of :func:`adaptive_avg_pool` over the last ``k`` dims."""
+    sizes, out = x_shape[-k:], grad.shape[-k:]
+    if k == 2:
+        h, w = sizes
+        ho, wo = out
+        div = _counts(h, ho)[:, None] * _counts(w, wo)[None, :]
+        g = grad / xp.asarray(div.astype(grad.dtype))
+        ph = _pool_matrix(xp, h, ho, grad.dtype)
+        pw = _pool_matrix(xp, w, wo, grad.dtype)
+        return ph.T @ g @ pw                 # (H, Ho) @ (..., Ho, Wo) @ (Wo, W)
+    div = math.prod(_grid([_counts(sizes[d], out[d]) for d in range(k)]))
     g = grad / xp.asarray(div.astype(grad.dtype))
-    ph = _pool_matrix(xp, h, ho, grad.dtype)
-    pw = _pool_matrix(xp, w, wo, grad.dtype)
-    return ph.T @ g @ pw                 # (H, Ho) @ (..., Ho, Wo) @ (Wo, W)
+    for d in range(k):                   # spread one pooled dim back at a time
+        m = _pool_matrix(xp, sizes[d], out[d], grad.dtype)       # (out_d, size_d)
+        g = xp.moveaxis(xp.moveaxis(g, d - k, -1) @ m, -1, d - k)
+    return xp.ascontiguousarray(g)
 
 
 def adaptive_max_pool(xp, x, out_hw):
-    """``(out, indices)``: maxima of the adaptive windows and their flat ``H * W`` indices."""
-    h, w = x.shape[-2:]
-    (hs, he), (ws, we) = adaptive_bounds(h, out_hw[0]), adaptive_bounds(w, out_hw[1])
+    """``(out, indices)``: maxima of the adaptive windows over the last ``len(out_hw)`` dims and
+    their flat ``H * W`` (``D * H * W``) indices."""
+    k = len(out_hw)
+    sizes = x.shape[-k:]
+    step = _row_major_strides(tuple(sizes))
+    bounds = [adaptive_bounds(sizes[d], out_hw[d]) for d in range(k)]
+    longest = [range(int((end - start).max())) for start, end in bounds]
     out = idx = None
     is_float = x.dtype.kind == "f"
-    for ti in range(int((he - hs).max())):
-        rows = np.minimum(hs + ti, he - 1)        # short windows repeat their last row: harmless for max
-        xr = xp.take(x, xp.asarray(rows), axis=-2)
-        for tj in range(int((we - ws).max())):
-            cols = np.minimum(ws + tj, we - 1)
-            v = xp.take(xr, xp.asarray(cols), axis=-1)
-            flat = xp.asarray(rows[:, None] * w + cols[None, :])
-            if out is None:
-                out, idx = v, xp.broadcast_to(flat, v.shape).copy()
-                continue
-            take = v > out
-            if is_float:
-                take |= v != v
-            out = xp.where(take, v, out)
-            idx = xp.where(take, flat, idx)
+    for tap in itertools.product(*longest):
+        # short windows repeat their last position: harmless for max
+        pos = [np.minimum(start + t, end - 1) for t, (start, end) in zip(tap, bounds)]
+        v = x
+        for d in range(k):
+            v = xp.take(v, xp.asarray(pos[d]), axis=d - k)
+        flat = xp.asarray(sum(g * s for g, s in zip(_grid(pos), step)))
+        if out is None:
+            out, idx = v, xp.broadcast_to(flat, v.shape).copy()
+            continue
+        take = v > out
+        if is_float:
+            take |= v != v
+        out = xp.where(take, v, out)
+        idx = xp.where(take, flat, idx)
     return out, idx
 
 
-def scatter_add_indices(xp, grad, indices, x_shape):
-    """Sum ``grad`` into a zero image at the flat ``H * W`` ``indices`` of each plane (duplicates add)."""
-    hw = x_shape[-2] * x_shape[-1]
-    planes = int(np.prod(x_shape[:-2], dtype=np.int64))
+def scatter_add_indices(xp, grad, indices, x_shape, k=2):
+    """Sum ``grad`` into a zero image at the flat indices (over the last ``k`` dims) of each plane
+    (duplicates add)."""
+    hw = math.prod(x_shape[-k:])
+    planes = int(np.prod(x_shape[:-k], dtype=np.int64))
     gx = xp.zeros(planes * hw, dtype=grad.dtype)
-    offsets = xp.arange(planes, dtype=indices.dtype).reshape(grad.shape[:-2] + (1, 1)) * hw
+    offsets = xp.arange(planes, dtype=indices.dtype).reshape(grad.shape[:-k] + (1,) * k) * hw
     xp.add.at(gx, (indices + offsets).reshape(-1), grad.reshape(-1))
     return gx.reshape(x_shape)

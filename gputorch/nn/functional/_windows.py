@@ -1,24 +1,28 @@
-"""Sliding windows over the two spatial dims of ``(N, C, H, W)`` backend arrays.
+"""Sliding windows over the spatial dims of ``(N, C, *spatial)`` backend arrays (1 to 3 of them).
 
 The array-level half of convolution and pooling, written once against ``xp``
 (NumPy or CuPy): no autograd here, only shapes, strides and copies.
 
-A window op visits the kernel one *tap* ``(i, j)`` at a time. For a tap, the
-outputs that read a real (unpadded) input element form one rectangle, and the
-elements they read form one strided rectangle of the input; :func:`tap_ranges`
-finds both. So every loop below is over the ``kh * kw`` taps only, each step
-a whole-array strided copy, add or compare; padding is never materialised.
+A window op visits the kernel one *tap* (one position inside the window, e.g. ``(i, j)``) at a
+time. For a tap, the outputs that read a real (unpadded) input element form one box, and the
+elements they read form one strided box of the input; :func:`tap_ranges` finds both along a
+dim. So every loop below is over the kernel's taps only, each step a whole-array strided copy,
+add or compare; padding is never materialised.
 
-- :func:`im2col` gathers the windows into a column buffer ``(N, C, kh, kw, Ho, Wo)``
-  (or ``(C, kh, kw, N, Ho, Wo)``) so that a convolution is one matrix product;
+- :func:`im2col` gathers the windows into a column buffer ``(N, C, *kernel, *out)``
+  (or ``(C, *kernel, N, *out)``) so that a convolution is one matrix product;
   :func:`col2im` is its adjoint (scatter-add of the columns back into an image).
 - :func:`conv_forward`, :func:`conv_input_grad` and :func:`conv_weight_grad` are the
   three products of a convolution (transposed convolution reuses them, swapped).
+- :func:`conv_out_shape` / :func:`transposed_conv_out_shape`: the output's spatial sizes.
 """
+import itertools
+import math
+
 from ...ops.window_geometry import out_size
 
-__all__ = ["out_size", "tap_ranges", "im2col", "col2im", "conv_forward", "conv_input_grad",
-           "conv_weight_grad"]
+__all__ = ["out_size", "tap_ranges", "box_taps", "im2col", "col2im", "conv_forward", "conv_input_grad",
+           "conv_weight_grad", "conv_out_shape", "transposed_conv_out_shape"]
 
 
 def tap_ranges(size, out, kernel, stride, pad_before, dilation):
@@ -33,63 +37,83 @@ def tap_ranges(size, out, kernel, stride, pad_before, dilation):
     return ranges
 
 
-def _covers_all(ranges, out):
-    return all(lo == 0 and hi == out for lo, hi, _ in ranges)
-
-
 def _strided(start, count, stride):
     return slice(start, start + (count - 1) * stride + 1, stride)
 
 
-def im2col(xp, x, kernel, stride, padding, dilation, out_hw, channels_first=False):
-    """The windows of ``x`` (N, C, H, W) as columns.
-
-    Returns ``(N, C, kh, kw, Ho, Wo)`` (or ``(C, kh, kw, N, Ho, Wo)`` with ``channels_first``),
-    C-contiguous; ``padding`` is ``((top, bottom), (left, right))``. Positions in the padding are 0.
-    """
-    n, c, h, w = x.shape
-    kh, kw = kernel
-    (sh, sw), (dh, dw) = stride, dilation
-    ho, wo = out_hw
-    rows = tap_ranges(h, ho, kh, sh, padding[0][0], dh)
-    cols = tap_ranges(w, wo, kw, sw, padding[1][0], dw)
-    full = _covers_all(rows, ho) and _covers_all(cols, wo)
-    if channels_first:
-        buf = (xp.empty if full else xp.zeros)((c, kh, kw, n, ho, wo), dtype=x.dtype)
-        view = buf.transpose(3, 0, 1, 2, 4, 5)
-    else:
-        if kh == kw == 1 and full and sh == sw == 1 and h == ho and w == wo:
-            return x.reshape(n, c, 1, 1, ho, wo)     # a 1x1 convolution reads the input itself
-        buf = (xp.empty if full else xp.zeros)((n, c, kh, kw, ho, wo), dtype=x.dtype)
-        view = buf
-    for i, (rlo, rhi, rstart) in enumerate(rows):
-        if rlo >= rhi:
+def box_taps(x_spatial, out, kernel, stride, pad_before, dilation):
+    """``[(tap, region, source)]`` for every kernel tap that reads the input: ``tap`` the tuple of
+    its per-dim positions, ``region`` the output box it feeds and ``source`` the strided input box
+    it reads (tuples of slices over the spatial dims), in row-major tap order."""
+    per_dim = [tap_ranges(x_spatial[d], out[d], kernel[d], stride[d], pad_before[d], dilation[d])
+               for d in range(len(kernel))]
+    found = []
+    for combo in itertools.product(*(enumerate(r) for r in per_dim)):
+        if any(lo >= hi for _, (lo, hi, _s) in combo):
             continue
-        rsrc = _strided(rstart, rhi - rlo, sh)
-        for j, (clo, chi, cstart) in enumerate(cols):
-            if clo >= chi:
-                continue
-            view[:, :, i, j, rlo:rhi, clo:chi] = x[:, :, rsrc, _strided(cstart, chi - clo, sw)]
+        tap = tuple(t for t, _ in combo)
+        region = tuple(slice(lo, hi) for _, (lo, hi, _s) in combo)
+        source = tuple(_strided(s, hi - lo, stride[d]) for d, (_, (lo, hi, s)) in enumerate(combo))
+        found.append((tap, region, source))
+    return found
+
+
+def _covers_all(taps, out, kernel):
+    """Whether every tap reads a real input for every output (no padding is ever read)."""
+    full = tuple(slice(0, o) for o in out)
+    return len(taps) == math.prod(kernel) and all(region == full for _, region, _ in taps)
+
+
+def conv_out_shape(x_shape, w_shape, stride, padding, dilation):
+    """Spatial sizes of a convolution of an ``(N, C, *spatial)`` input by ``(O, C/g, *kernel)``
+    weights; ``padding`` holds ``(before, after)`` per spatial dim."""
+    return tuple(out_size(x_shape[2 + d], w_shape[2 + d], stride[d], padding[d][0], padding[d][1], dilation[d])
+                 for d in range(len(x_shape) - 2))
+
+
+def transposed_conv_out_shape(x_shape, w_shape, stride, padding, dilation, output_padding):
+    """Spatial sizes of a transposed convolution (the input size of the convolution it reverses,
+    plus ``output_padding``)."""
+    return tuple((x_shape[2 + d] - 1) * stride[d] - padding[d][0] - padding[d][1]
+                 + dilation[d] * (w_shape[2 + d] - 1) + output_padding[d] + 1 for d in range(len(x_shape) - 2))
+
+
+def im2col(xp, x, kernel, stride, padding, dilation, out_shape, channels_first=False):
+    """The windows of ``x`` (N, C, *spatial) as columns.
+
+    Returns ``(N, C, *kernel, *out)`` (or ``(C, *kernel, N, *out)`` with ``channels_first``),
+    C-contiguous; ``padding`` is ``((before, after), ...)`` per spatial dim. Positions in the
+    padding are 0.
+    """
+    n, c = x.shape[:2]
+    k = len(kernel)
+    kernel, out_shape = tuple(kernel), tuple(out_shape)
+    taps = box_taps(x.shape[2:], out_shape, kernel, stride, [p[0] for p in padding], dilation)
+    full = _covers_all(taps, out_shape, kernel)
+    if channels_first:
+        buf = (xp.empty if full else xp.zeros)((c,) + kernel + (n,) + out_shape, dtype=x.dtype)
+        view = buf.transpose((k + 1, 0) + tuple(range(1, k + 1)) + tuple(range(k + 2, 2 * k + 2)))
+    else:
+        if full and all(kk == 1 for kk in kernel) and all(s == 1 for s in stride) and x.shape[2:] == out_shape:
+            return x.reshape((n, c) + kernel + out_shape)     # a 1x1 convolution reads the input itself
+        buf = (xp.empty if full else xp.zeros)((n, c) + kernel + out_shape, dtype=x.dtype)
+        view = buf
+    everything = (slice(None), slice(None))
+    for tap, region, source in taps:
+        view[everything + tap + region] = x[everything + source]
     return buf
 
 
 def col2im(xp, cols, x_shape, stride, padding, dilation):
-    """Adjoint of :func:`im2col`: sum the columns ``(N, C, kh, kw, Ho, Wo)`` back into an image of
+    """Adjoint of :func:`im2col`: sum the columns ``(N, C, *kernel, *out)`` back into an image of
     shape ``x_shape`` (contributions that fall in the padding are dropped)."""
-    n, c, h, w = x_shape
-    _, _, kh, kw, ho, wo = cols.shape
-    (sh, sw), (dh, dw) = stride, dilation
-    rows = tap_ranges(h, ho, kh, sh, padding[0][0], dh)
-    cols_r = tap_ranges(w, wo, kw, sw, padding[1][0], dw)
+    k = len(x_shape) - 2
+    kernel, out_shape = cols.shape[2:2 + k], cols.shape[2 + k:]
     out = xp.zeros(x_shape, dtype=cols.dtype)
-    for i, (rlo, rhi, rstart) in enumerate(rows):
-        if rlo >= rhi:
-            continue
-        rdst = _strided(rstart, rhi - rlo, sh)
-        for j, (clo, chi, cstart) in enumerate(cols_r):
-            if clo >= chi:
-                continue
-            out[:, :, rdst, _strided(cstart, chi - clo, sw)] += cols[:, :, i, j, rlo:rhi, clo:chi]
+    everything = (slice(None), slice(None))
+    for tap, region, source in box_taps(x_shape[2:], out_shape, kernel, stride, [p[0] for p in padding],
+                                        dilation):
+        out[everything + source] += cols[everything + tap + region]
     return out
 
 
@@ -100,57 +124,69 @@ def _blas(xp, a):
 
 
 # ---------------------------------------------------------------- the three products of a convolution
-# Shapes: x (N, C, H, W), weight (O, C/G, kh, kw), y (N, O, Ho, Wo); G groups.
+# Shapes: x (N, C, *spatial), weight (O, C/G, *kernel), y (N, O, *out); G groups.
 # With enough output positions per sample, a product is batched over the samples (and groups),
-# so that outputs come out in NCHW order without a transposing copy. With few positions
+# so that outputs come out in NC... order without a transposing copy. With few positions
 # (deep layers: 7x7, 4x4) per-sample products are too thin for BLAS: then the samples are
 # folded into one product per group, and the result is transposed back.
 _MIN_POSITIONS_PER_SAMPLE = 256
 
 
-def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_hw):
+def _batch_last(k):
+    """Axes that move the batch axis of a ``(C, *kernel, N, *out)`` array to the front."""
+    return (k + 1, 0) + tuple(range(1, k + 1)) + tuple(range(k + 2, 2 * k + 2))
+
+
+def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_shape):
     """y = conv(x, weight): the columns of x times the weight matrix."""
     n = x.shape[0]
-    o, cg, kh, kw = weight.shape
-    k = cg * kh * kw
-    ho, wo = out_hw
-    w = _blas(xp, weight.reshape(groups, o // groups, k))
-    if ho * wo >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
-        cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw)
-        y = w @ cols.reshape(n, groups, k, ho * wo)                       # (N, G, O/G, Ho*Wo)
-        return y.reshape(n, o, ho, wo)
-    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, out_hw, channels_first=True)
-    y = w @ cols.reshape(groups, k, n * ho * wo)                          # (G, O/G, N*Ho*Wo)
-    y = y.reshape(o, n, ho, wo).transpose(1, 0, 2, 3)
-    return xp.ascontiguousarray(y)
+    o, cg = weight.shape[:2]
+    kernel, out_shape = tuple(weight.shape[2:]), tuple(out_shape)
+    kk = cg * math.prod(kernel)
+    positions = math.prod(out_shape)
+    w = _blas(xp, weight.reshape(groups, o // groups, kk))
+    if positions >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
+        cols = im2col(xp, x, kernel, stride, padding, dilation, out_shape)
+        y = w @ cols.reshape(n, groups, kk, positions)                    # (N, G, O/G, P)
+        return y.reshape((n, o) + out_shape)
+    cols = im2col(xp, x, kernel, stride, padding, dilation, out_shape, channels_first=True)
+    y = w @ cols.reshape(groups, kk, n * positions)                       # (G, O/G, N*P)
+    y = y.reshape(o, n, positions).transpose(1, 0, 2)
+    return xp.ascontiguousarray(y).reshape((n, o) + out_shape)
 
 
 def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups):
     """dL/dx of ``y = conv(x, weight)`` given ``grad`` = dL/dy: weight-transposed products, then
     col2im. (This is also the forward of the transposed convolution.)"""
-    n, o, ho, wo = grad.shape
-    _, cg, kh, kw = weight.shape
-    k = cg * kh * kw
-    w_t = _blas(xp, weight.reshape(groups, o // groups, k)).transpose(0, 2, 1)     # (G, K, O/G)
-    if ho * wo >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
-        cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, ho * wo)     # (N, G, K, Ho*Wo)
-        cols = cols.reshape(n, groups * cg, kh, kw, ho, wo)
+    n, o = grad.shape[:2]
+    out_shape = tuple(grad.shape[2:])
+    cg = weight.shape[1]
+    kernel = tuple(weight.shape[2:])
+    kk = cg * math.prod(kernel)
+    positions = math.prod(out_shape)
+    w_t = _blas(xp, weight.reshape(groups, o // groups, kk)).transpose(0, 2, 1)     # (G, K, O/G)
+    if positions >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
+        cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, positions)     # (N, G, K, P)
+        cols = cols.reshape((n, groups * cg) + kernel + out_shape)
     else:
-        g = xp.ascontiguousarray(grad.reshape(n, o, ho * wo).transpose(1, 0, 2))
-        cols = w_t @ g.reshape(groups, o // groups, n * ho * wo)                 # (G, K, N*Ho*Wo)
-        cols = cols.reshape(groups * cg, kh, kw, n, ho, wo).transpose(3, 0, 1, 2, 4, 5)
+        g = xp.ascontiguousarray(grad.reshape(n, o, positions).transpose(1, 0, 2))
+        cols = w_t @ g.reshape(groups, o // groups, n * positions)                 # (G, K, N*P)
+        cols = cols.reshape((groups * cg,) + kernel + (n,) + out_shape).transpose(_batch_last(len(kernel)))
     return col2im(xp, cols, x_shape, stride, padding, dilation)
 
 
 def conv_weight_grad(xp, x, grad, weight_shape, stride, padding, dilation, groups):
     """dL/dweight of ``y = conv(x, weight)``: one product per group over all samples and positions,
-    ``grad (O/G, N*Ho*Wo) @ columns (N*Ho*Wo, K)``."""
-    n, o, ho, wo = grad.shape
-    _, cg, kh, kw = weight_shape
-    k = cg * kh * kw
-    cols = im2col(xp, x, (kh, kw), stride, padding, dilation, (ho, wo), channels_first=True)
-    cols = cols.reshape(groups, k, n * ho * wo)
-    g = grad.reshape(n, groups, o // groups, ho * wo).transpose(1, 2, 0, 3)
-    g = _blas(xp, g.reshape(groups, o // groups, n * ho * wo))              # copies (small)
+    ``grad (O/G, N*P) @ columns (N*P, K)``."""
+    n, o = grad.shape[:2]
+    out_shape = tuple(grad.shape[2:])
+    cg = weight_shape[1]
+    kernel = tuple(weight_shape[2:])
+    kk = cg * math.prod(kernel)
+    positions = math.prod(out_shape)
+    cols = im2col(xp, x, kernel, stride, padding, dilation, out_shape, channels_first=True)
+    cols = cols.reshape(groups, kk, n * positions)
+    g = grad.reshape(n, groups, o // groups, positions).transpose(1, 2, 0, 3)
+    g = _blas(xp, g.reshape(groups, o // groups, n * positions))            # copies (small)
     gw = g @ cols.transpose(0, 2, 1)                                          # (G, O/G, K)
     return gw.reshape(weight_shape)

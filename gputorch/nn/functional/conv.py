@@ -1,9 +1,12 @@
-"""Convolutions: conv1d, conv2d, conv_transpose1d, conv_transpose2d.
+"""Convolutions: conv1d/2d/3d, conv_transpose1d/2d/3d.
 
-All four are one op, :class:`ConvolutionBackward0` (PyTorch's ``convolution``: a
-``transposed`` flag picks the direction), computed on ``(N, C, H, W)`` arrays by
+All six are one op, :class:`ConvolutionBackward0` (PyTorch's ``convolution``: a
+``transposed`` flag picks the direction), computed on ``(N, C, *spatial)`` arrays by
 ``_windows``: im2col, then one matrix product per sample and group, so the output
-comes out in NCHW order. 1-D convolutions run as 2-D ones with a height of 1.
+comes out in NC... order. 1-D convolutions run as 2-D ones with a height of 1.
+3-D convolutions run the same generic code under the subclasses
+:class:`Convolution3DBackward0` / :class:`Convolution3DBackwardBackward0`, so that a
+backend's 2-D specialisations (keyed by node class) are not handed 5-D arrays.
 
 The backward is :class:`ConvolutionBackwardBackward0`, one op that returns the
 requested input/weight/bias gradients (col2im of ``weight^T @ grad``, and
@@ -17,19 +20,19 @@ from ..._dispatch import apply
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import xp_of
-from ...ops.window_geometry import as_4d as _as_4d, as_nd as _as_nd, conv_out_hw as _out_hw
-from ...ops.window_geometry import transposed_conv_out_hw as _transposed_out_hw
+from ...ops.window_geometry import as_4d as _as_4d, as_nd as _as_nd
 from . import _windows
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
 
 # ---------------------------------------------------------------- the ops
 class ConvolutionBackward0(Node):
     """``convolution(input, weight, bias, ...)``: a convolution, or with ``transposed`` its adjoint.
 
-    Parameters are 2-D: ``stride``/``dilation``/``output_padding`` pairs and ``padding`` as
-    ``((top, bottom), (left, right))``; 3-D arrays (1-D convolutions) get a height of 1.
+    Parameters have one entry per spatial dim (2 or 3): ``stride``/``dilation``/``output_padding``
+    tuples and ``padding`` as ``((before, after), ...)``; 3-D arrays (1-D convolutions) get a
+    height of 1.
     """
 
     def forward(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -39,14 +42,15 @@ class ConvolutionBackward0(Node):
         ctx.params = (stride, padding, dilation, transposed, output_padding, groups)
         x, w = _as_4d(input._data), _as_4d(weight._data)
         if transposed:
-            out_hw = _transposed_out_hw(x.shape, w.shape, stride, padding, dilation, output_padding)
-            y_shape = (x.shape[0], w.shape[1] * groups) + out_hw
+            out_shape = _windows.transposed_conv_out_shape(x.shape, w.shape, stride, padding, dilation,
+                                                           output_padding)
+            y_shape = (x.shape[0], w.shape[1] * groups) + out_shape
             y = _windows.conv_input_grad(xp, x, w, y_shape, stride, padding, dilation, groups)
         else:
-            out_hw = _out_hw(x.shape, w.shape, stride, padding, dilation)
-            y = _windows.conv_forward(xp, x, w, stride, padding, dilation, groups, out_hw)
+            out_shape = _windows.conv_out_shape(x.shape, w.shape, stride, padding, dilation)
+            y = _windows.conv_forward(xp, x, w, stride, padding, dilation, groups, out_shape)
         if bias is not None:
-            y += bias._data.reshape(-1, 1, 1)
+            y += bias._data.reshape((-1,) + (1,) * (y.ndim - 2))
         return _as_nd(y, input._data.ndim)
 
     def backward(ctx, grad):
@@ -83,7 +87,7 @@ class ConvolutionBackwardBackward0(Node):
                 gw = _windows.conv_weight_grad(xp, x, g, w.shape, stride, padding, dilation, groups)
             outs.append(_as_nd(gw, ndim))
         if output_mask[2]:
-            outs.append(g.sum(axis=(0, 2, 3)))
+            outs.append(g.sum(axis=(0,) + tuple(range(2, g.ndim))))
         return tuple(outs)
 
     def backward(ctx, *grads):
@@ -113,8 +117,23 @@ class ConvolutionBackwardBackward0(Node):
         return d_grad, d_input, d_weight
 
 
+class Convolution3DBackward0(ConvolutionBackward0):
+    """:class:`ConvolutionBackward0` of a 3-D convolution (the generic code on every backend)."""
+
+    def name(self):
+        return "ConvolutionBackward0"
+
+
+class Convolution3DBackwardBackward0(ConvolutionBackwardBackward0):
+    """:class:`ConvolutionBackwardBackward0` of a 3-D convolution."""
+
+    def name(self):
+        return "ConvolutionBackwardBackward0"
+
+
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    return apply(ConvolutionBackward0, input, weight, bias, stride, padding, dilation, transposed,
+    op = Convolution3DBackward0 if input.dim() == 5 else ConvolutionBackward0
+    return apply(op, input, weight, bias, stride, padding, dilation, transposed,
                  output_padding, groups)
 
 
@@ -123,7 +142,8 @@ def convolution_backward(grad_output, input, weight, stride, padding, dilation, 
     """``(grad_input, grad_weight, grad_bias)`` of a convolution, None where ``output_mask`` is False."""
     if not any(output_mask):
         return None, None, None
-    outs = iter(apply(ConvolutionBackwardBackward0, grad_output, input, weight, stride, padding, dilation,
+    op = Convolution3DBackwardBackward0 if input.dim() == 5 else ConvolutionBackwardBackward0
+    outs = iter(apply(op, grad_output, input, weight, stride, padding, dilation,
                       transposed, output_padding, groups, output_mask=tuple(output_mask)))
     return tuple(next(outs) if m else None for m in output_mask)
 
@@ -162,7 +182,8 @@ def _same_padding(weight, dilation, stride, n):
 
 
 def _prepare(fname, n, input, weight, bias, stride, padding, dilation, groups, transposed, output_padding):
-    """Validate a convolution call like PyTorch; returns the batched input and 2-D parameters."""
+    """Validate a convolution call like PyTorch; returns the batched input and the parameters
+    (2-D ones for a 1-D convolution)."""
     _check_tensor(fname, input, "input", 1)
     _check_tensor(fname, weight, "weight", 2)
     if bias is not None:
@@ -230,10 +251,11 @@ def _prepare(fname, n, input, weight, bias, stride, padding, dilation, groups, t
         if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
             lead = (0, 1, 1) if k == 1 else ()   # PyTorch reports 1-D convolutions as 2-D ones
             ops, ss, ds = (lead[i:i + 1] + v for i, v in enumerate((output_padding, stride, dilation)))
-            raise RuntimeError(
-                "output padding must be smaller than either stride or dilation, but got "
-                f"output_padding_height: {ops[0]} output_padding_width: {ops[1]} stride_height: {ss[0]} "
-                f"stride_width: {ss[1]} dilation_height: {ds[0]} dilation_width: {ds[1]}")
+            dims = ("depth", "height", "width")[-len(ops):]
+            parts = [f"{what}_{dim}: {v}" for what, vals in (("output_padding", ops), ("stride", ss),
+                                                             ("dilation", ds)) for dim, v in zip(dims, vals)]
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
+                               + " ".join(parts))
         out = [(spatial[d] - 1) * stride[d] - sum(pads[d]) + kernel[d] + output_padding[d] for d in range(k)]
         if any(o < 0 for o in out):
             raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated "
@@ -289,4 +311,18 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """2-D transposed convolution ("deconvolution"); ``weight`` is (C_in, C_out/groups, kH, kW).
     ``H_out = (H-1)*stride - 2*padding + dilation*(kH-1) + output_padding + 1`` (likewise W)."""
     return _conv("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
+                 output_padding)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over ``input`` (N, C_in, D, H, W) or (C_in, D, H, W) with ``weight``
+    (C_out, C_in/groups, kD, kH, kW) and optional ``bias`` (C_out,); arguments as :func:`conv2d`
+    with triples. ``D_out = (D + 2*pad - dilation*(kD-1) - 1) // stride + 1`` (likewise H, W)."""
+    return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-D transposed convolution; ``weight`` is (C_in, C_out/groups, kD, kH, kW).
+    ``D_out = (D-1)*stride - 2*padding + dilation*(kD-1) + output_padding + 1`` (likewise H, W)."""
+    return _conv("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
                  output_padding)

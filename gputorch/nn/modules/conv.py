@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d.
+"""Convolution layers: Conv1d/2d/3d, ConvTranspose1d/2d/3d.
 
 Parameter names, layouts and initialisation are PyTorch's, so state dicts interchange:
 ``weight`` is ``(out_channels, in_channels/groups, *kernel_size)`` for a convolution and
@@ -15,7 +15,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -120,7 +120,7 @@ class _ConvNd(Module):
 
     # -- errors that name the layer ---------------------------------------------
     def _expected_shape(self):
-        spatial = ", ".join("HW"[-self._dims:]) if self._dims == 2 else "L"
+        spatial = {1: "L", 2: "H, W", 3: "D, H, W"}[self._dims]
         c = self.in_channels
         return f"(N, {c}, {spatial}) (batched) or ({c}, {spatial}) (unbatched)"
 
@@ -178,6 +178,20 @@ class Conv2d(_Conv):
     """
     _dims = 2
     _functional = staticmethod(F.conv2d)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, False, 0, groups,
+                         bias, padding_mode, device, dtype)
+
+
+class Conv3d(_Conv):
+    """3-D convolution: input ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` ->
+    ``(N, C_out, D_out, H_out, W_out)``, each size as in :class:`Conv2d`; ``padding`` may be
+    ``"valid"`` or ``"same"``; ``padding_mode`` one of zeros/reflect/replicate/circular.
+    """
+    _dims = 3
+    _functional = staticmethod(F.conv3d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -247,6 +261,19 @@ class ConvTranspose2d(_ConvTransposeNd):
     ``forward`` accepts ``output_size`` to pick the output_padding."""
     _dims = 2
     _functional = staticmethod(F.conv_transpose2d)
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, output_padding, groups, bias,
+                         dilation, padding_mode, device, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution: input ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` ->
+    ``(N, C_out, D_out, H_out, W_out)``, each size as in :class:`ConvTranspose2d`; ``forward``
+    accepts ``output_size`` to pick the output_padding."""
+    _dims = 3
+    _functional = staticmethod(F.conv_transpose3d)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):

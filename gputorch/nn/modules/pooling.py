@@ -1,4 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d.
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+MaxUnpool1d/2d/3d, LPPool1d/2d/3d.
 
 Thin modules over ``nn.functional``'s pooling ops; they hold the arguments, print them like
 PyTorch, and name the layer and the expected input shape when the input is wrong.
@@ -7,19 +8,20 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d"]
 
 _SHAPE_ERRORS = ("tensor expected for input", "tensor with optional 0 dim batch size", "-dimensional tensor for",
-                 "Expected 3D or 4D tensor", "Output size is too small", "Invalid computed output size",
-                 "non-zero size for non-batch dimensions")
+                 "Expected 3D or 4D tensor", "Expected 4D or 5D tensor", "Output size is too small",
+                 "Invalid computed output size", "non-zero size for non-batch dimensions")
 
 
 class _Pool(Module):
     _dims = 2
 
     def _expected_shape(self):
-        spatial = "H, W" if self._dims == 2 else "L"
+        spatial = {1: "L", 2: "H, W", 3: "D, H, W"}[self._dims]
         return f"(N, C, {spatial}) (batched) or (C, {spatial}) (unbatched)"
 
     def _call(self, fn, input, *args, **kwargs):
@@ -70,6 +72,16 @@ class MaxPool2d(_MaxPoolNd):
                           ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling: ``(N, C, D, H, W)`` or ``(C, D, H, W)`` -> ``(N, C, D_out, H_out, W_out)``, each size
+    as in :class:`MaxPool2d`; ``return_indices`` also returns the flat D*H*W index of each maximum."""
+    _dims = 3
+
+    def forward(self, input):
+        return self._call(F.max_pool3d, input, self.kernel_size, self.stride, self.padding, self.dilation,
+                          ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class AvgPool1d(_Pool):
     """1-D average pooling: ``(N, C, L)`` or ``(C, L)`` -> ``(N, C, L_out)``."""
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
@@ -111,6 +123,16 @@ class AvgPool2d(_Pool):
 
     def forward(self, input):
         return self._call(F.avg_pool2d, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                          self.count_include_pad, self.divisor_override)
+
+
+class AvgPool3d(AvgPool2d):
+    """3-D average pooling: ``(N, C, D, H, W)`` or ``(C, D, H, W)`` -> ``(N, C, D_out, H_out, W_out)``;
+    divisor rules as :class:`AvgPool2d`."""
+    _dims = 3
+
+    def forward(self, input):
+        return self._call(F.avg_pool3d, input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                           self.count_include_pad, self.divisor_override)
 
 
@@ -167,3 +189,97 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 
     def forward(self, input):
         return self._call(F.adaptive_max_pool2d, input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average over adaptive windows so that ``(N, C, D, H, W)`` -> ``(N, C, *output_size)`` (``None`` in
+    ``output_size`` keeps that input size)."""
+    _dims = 3
+
+    def forward(self, input):
+        return self._call(F.adaptive_avg_pool3d, input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Maximum over adaptive windows so that ``(N, C, D, H, W)`` -> ``(N, C, *output_size)``;
+    ``return_indices`` also returns the flat D*H*W index of each maximum."""
+    _dims = 3
+
+    def forward(self, input):
+        return self._call(F.adaptive_max_pool3d, input, self.output_size, self.return_indices)
+
+
+def _ntuple(value, n):
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,) * n
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of max pooling: ``forward(input, indices, output_size=None)``."""
+    _dims = 2
+    _functional = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        n = self._dims
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
+        self.padding = _ntuple(padding, n)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input, indices, output_size=None):
+        return type(self)._functional(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Puts each value of ``(N, C, L)`` at its index from :class:`MaxPool1d` in a zero ``(N, C, L_out)``,
+    ``L_out = (L-1)*stride - 2*padding + kernel_size`` (or ``output_size``)."""
+    _dims = 1
+    _functional = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of :class:`MaxPool2d` on ``(N, C, H, W)``; see :class:`MaxUnpool1d`."""
+    _functional = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of :class:`MaxPool3d` on ``(N, C, D, H, W)``; see :class:`MaxUnpool1d`."""
+    _dims = 3
+    _functional = staticmethod(F.max_unpool3d)
+
+
+class _LPPoolNd(Module):
+    """Power-average pooling ``(sum over window of x**p) ** (1/p)``, ``p = norm_type``."""
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+    _functional = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+    def forward(self, input):
+        return type(self)._functional(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over ``(N, C, L)`` or ``(C, L)``; see :func:`F.lp_pool1d`."""
+    _functional = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
+    _functional = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
+    _functional = staticmethod(F.lp_pool3d)
