@@ -1,19 +1,28 @@
 """``gputorch.linalg``: PyTorch's linear-algebra namespace.
 
-Norms are built from reductions (``vector_norm`` itself lives with the reductions);
-``inv``, ``det`` and ``solve`` are ops of their own (``ops/matrix_inverse.py``).
+Norms are built from reductions (``vector_norm`` itself lives with the reductions) and singular
+values (``ops/linalg_norms.py``); ``inv``, ``det`` and ``solve`` are ops of their own (``ops/matrix_inverse.py``), the
+decompositions live in ``ops/decompositions.py`` and what is built on them in ``ops/linalg_*.py``.
+``eig``/``eigvals`` (complex results) are not here: gputorch has no complex dtypes yet.
 """
-import math
-
-from . import _dtype
-from ._tensor import Tensor
-from .ops._linalg_common import SCALAR_NAME, write_out as _write
+from .ops._linalg_common import write_out as _write
+from .ops.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
+from .ops.linalg_generators import householder_product, tensorinv, tensorsolve, vander
+from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
+from .ops.linalg_norms import matrix_norm, norm
+from .ops.linalg_powers import matrix_exp, matrix_power
+from .ops.linalg_solvers import inv_ex, solve_ex
+from .ops.linalg_spectral import cond, lstsq, matrix_rank, pinv, slogdet
+from .ops.linalg_triangular import solve_triangular
 from .ops.matmul import matmul
 from .ops.matrix_structure import linalg_cross as cross
 from .ops.matrix_inverse import LinAlgError, det, inv, solve
 
-__all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "det", "solve", "matmul", "cross",
-           "vecdot", "multi_dot"]
+__all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "matmul", "cross", "vecdot", "multi_dot", "diagonal", "cholesky",
+           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond",
+           "matrix_power", "matrix_exp", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "vander", "householder_product", "tensorinv", "tensorsolve"]
 
 
 def __getattr__(name):
@@ -25,67 +34,18 @@ def __getattr__(name):
     raise AttributeError(f"module 'gputorch.linalg' has no attribute '{name}'")
 
 
-def _vector_norm():
-    from .ops.reduction import vector_norm
-    return vector_norm
-
-
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    """Norm of each matrix in dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min column sum of
-    absolute values), inf / -inf (max / min row sum)."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"linalg.matrix_norm(): argument 'A' must be Tensor, not {type(A).__name__}")
-    if A._data.ndim < 2:
-        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    if not A._dtype.is_floating_point:
-        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{SCALAR_NAME[A._dtype]}")
-    if dtype is not None:
-        A = A.to(_dtype.to_dtype(dtype))
-    if len(tuple(dim)) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {tuple(dim)}")
-    d0, d1 = (A._wrap_dim(d) for d in dim)
-    if d0 == d1:
-        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
-    if ord == "fro":
-        result = _vector_norm()(A, 2, dim=(d0, d1), keepdim=keepdim)
-    elif ord in (1, -1, math.inf, -math.inf):
-        summed, picked = (d0, d1) if abs(ord) == 1 else (d1, d0)
-        sums = A.abs().sum(summed, keepdim=True)
-        result = sums.amax(picked, keepdim=True) if ord > 0 else sums.amin(picked, keepdim=True)
-        if not keepdim:
-            result = result.reshape(tuple(s for i, s in enumerate(result.shape) if i not in (d0, d1)))
-    elif ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which gputorch does "
-                                  f"not compute yet")
-    else:
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    return _write(result, out)
-
-
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    """A vector norm (``dim`` an int, or ``dim=None`` with ``ord=None`` over all elements) or a matrix
-    norm (``dim`` a pair, or a 2-D input with ``ord`` given)."""
-    if not isinstance(A, Tensor):
-        raise TypeError(f"linalg.norm(): argument 'A' must be Tensor, not {type(A).__name__}")
-    if isinstance(dim, int):
-        dim = (dim,)
-    if dim is not None and len(tuple(dim)) == 2:
-        return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype, out=out)
-    if dim is None and ord is not None:
-        if A._data.ndim not in (1, 2):
-            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                               f"Got {A._data.ndim}D.")
-        if A._data.ndim == 2:
-            return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
-    if isinstance(ord, str):
-        raise RuntimeError(f"linalg.vector_norm: Order {ord} not supported for vector norms.")
-    return _write(_vector_norm()(A, 2 if ord is None else ord, dim=dim, keepdim=keepdim, dtype=dtype), out)
+def __dir__():
+    return sorted(set(globals()) | {"vector_norm"})
 
 
 def vecdot(x, y, *, dim=-1, out=None):
     """Dot products of the vectors along ``dim`` (the other dimensions broadcast)."""
     return _write((x * y).sum(dim), out)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal ``offset`` of each matrix of ``A`` (dims ``dim1``, ``dim2``), as the last dim (a view)."""
+    return A.diagonal(offset, dim1, dim2)
 
 
 def multi_dot(tensors, *, out=None):

@@ -1,7 +1,8 @@
 """Linear-algebra ops, gathered: the products ``beta * input + alpha * (m1 . m2)`` (addmm, addmv,
 baddbmm, addbmm, addr, and their in-place forms) are defined here; matmul and its special
 cases live in ``matmul.py``, einsum/tensordot in ``einsum.py``, trace/diag/kron/cross in
-``matrix_structure.py`` and inv/det/solve in ``matrix_inverse.py``.
+``matrix_structure.py``, inv/det/solve in ``matrix_inverse.py``; the top-level decompositions
+(cholesky, qr, svd, slogdet, ...) come from ``decompositions.py`` and the ``linalg_*.py`` modules.
 """
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
@@ -12,11 +13,16 @@ from .einsum import einsum, tensordot
 from .matmul import check_bmm, bmm, dot, ger, inner, matmul, mm, mv, outer, vdot
 from .matrix_inverse import det, inverse
 from .matrix_structure import cross, diag, diag_embed, kron, trace
+from .linalg_legacy import cholesky, qr, slogdet, svd
+from .linalg_powers import matrix_exp, matrix_power
+from .linalg_spectral import logdet, pinverse
+from .linalg_triangular import cholesky_inverse, cholesky_solve
 from .registry import tensor_method
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "baddbmm", "addbmm", "addr", "einsum", "tensordot", "trace", "diag", "diag_embed", "kron",
-           "cross", "det", "inverse"]
+           "cross", "det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "slogdet",
+           "logdet", "pinverse", "matrix_exp", "matrix_power"]
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product

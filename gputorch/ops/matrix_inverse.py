@@ -38,22 +38,37 @@ def _check_float(name, t):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
 
 
-def _linalg_call(name, fn, *arrays):
-    """Run an ``xp.linalg`` routine; a singular input raises :class:`LinAlgError` as in PyTorch."""
+def _linalg_call(name, xp, fn, *arrays):
+    """Run an ``xp.linalg`` routine; a singular input raises :class:`LinAlgError` with PyTorch's
+    message (which batch element, and for ``inv`` which LU pivot is zero)."""
+    x = arrays[0]
     try:
-        return fn(*arrays)
-    except Exception as e:
-        if type(e).__name__ == "LinAlgError":
-            raise LinAlgError(f"{name}: The input matrix is singular, so the operation could not be completed "
-                              f"({e}).") from None
-        raise
+        result = fn(*arrays)
+        # CuPy raises only under cupyx.errstate(linalg='raise'): a singular input shows as
+        # non-finite output from finite input there; the LU pivots then decide.
+        if bool(xp.isfinite(result).all()) or not bool(xp.isfinite(x).all()):
+            return result
+    except xp.linalg.LinAlgError:
+        result = None
+    from .linalg_solvers import singular_info
+    info = singular_info(xp, x).reshape(-1)
+    if result is not None and not info.any():
+        return result
+    first = next((i for i in range(info.shape[0]) if int(info[i])), 0)
+    where = f"(Batch element {first}): " if x.ndim > 2 else ""
+    if name == "linalg.inv":
+        k = int(info[first]) if info.shape[0] else 0
+        raise LinAlgError(f"{name}: {where}The diagonal element {k} is zero, the inversion could not be completed "
+                          f"because the input matrix is singular.")
+    raise LinAlgError(f"{name}: {where}The solver failed because the input matrix is singular.")
 
 
 class LinalgInvExBackward0(Node):
     saves_result = True
 
     def forward(ctx, a):
-        return _linalg_call("linalg.inv", xp_of(a).linalg.inv, a._data)
+        xp = xp_of(a)
+        return _linalg_call("linalg.inv", xp, xp.linalg.inv, a._data)
 
     def backward(ctx, grad):
         inv_t = mT(ctx.saved_result)
@@ -91,7 +106,7 @@ class LinalgSolveExBackward0(Node):
             x = xp.broadcast_to(x, batch + x.shape[-2:])
         if y.shape[:-2] != batch:
             y = xp.broadcast_to(y, batch + y.shape[-2:])
-        out = _linalg_call("torch.linalg.solve", xp.linalg.solve, x, y)
+        out = _linalg_call("torch.linalg.solve", xp, xp.linalg.solve, x, y)
         return out[..., 0] if vector else out
 
     def backward(ctx, grad):

@@ -622,6 +622,18 @@ def test_matrix_norm(ord_, dim, keepdim, device):
     check_grads(lambda a: gputorch.linalg.matrix_norm(a, ord_, dim, keepdim), rand(2, 2, 3, device=device))
 
 
+@pytest.mark.parametrize("ord_", ["nuc", 2, -2])
+@pytest.mark.parametrize("dim, keepdim", [((-2, -1), False), ((2, 0), True)])
+def test_matrix_norm_singular_values(ord_, dim, keepdim, device):
+    torch = pytest.importorskip("torch")
+    parity(lambda a: gputorch.linalg.matrix_norm(a, ord_, dim, keepdim),
+           lambda a: torch.linalg.matrix_norm(a, ord_, dim, keepdim), [(3, 2, 4)], device)
+    parity(lambda a: gputorch.norm(a, ord_), lambda a: torch.norm(a, ord_), [(3, 2)], device)
+    assert gradcheck(lambda a: gputorch.linalg.matrix_norm(a, ord_, dim, keepdim), (rand(2, 2, 3, device=device),))
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: Low precision dtypes not supported. Got Half"):
+        gputorch.linalg.matrix_norm(gputorch.ones(2, 2, dtype=gputorch.float16, device=device), ord_)
+
+
 def test_norm_dispatch(device):
     torch = pytest.importorskip("torch")
     x = np.random.default_rng(0).standard_normal((2, 3, 4))
