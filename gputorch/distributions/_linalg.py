@@ -1,53 +1,21 @@
-"""The matrix operations ``MultivariateNormal`` needs and ``gputorch.linalg`` does not have yet:
-``cholesky`` (a graph node of its own), ``solve_triangular`` (a composite of
-``gputorch.linalg.solve``) and a positive-definiteness test.
+"""Matrix helpers of the distributions: ``cholesky`` and ``solve_triangular`` (the lower-triangular
+case of ``gputorch.linalg``'s) and positive-(semi)definiteness tests.
 """
-from ..autograd.node import Node
-from .._dispatch import apply
+from ..ops.decompositions import cholesky as _linalg_cholesky
+from ..ops.linalg_triangular import solve_triangular as _solve_triangular
 from ..ops._common import xp_of
 
 __all__ = ["cholesky", "solve_triangular", "positive_definite_mask", "positive_semidefinite_mask"]
 
 
-class CholeskyBackward0(Node):
-    """``L = cholesky(A)`` (lower, ``A = L L^T``). Backward, with ``Phi(X)`` the lower triangle of
-    ``X`` with its diagonal halved: ``S = L^-T Phi(L^T gL) L^-1`` and ``gA = (S + S^T) / 2``."""
-    saves_result = True
-
-    def forward(ctx, a):
-        xp = xp_of(a)
-        try:
-            return xp.linalg.cholesky(a._data)
-        except xp.linalg.LinAlgError:
-            from ..ops.matrix_inverse import LinAlgError
-            raise LinAlgError("linalg.cholesky: The factorization could not be completed because the "
-                              "input is not positive-definite.") from None
-
-    def backward(ctx, grad):
-        L = ctx.saved_result
-        phi = (L.mT @ grad.tril()).tril()
-        phi = phi - 0.5 * phi.diagonal(dim1=-2, dim2=-1).diag_embed()
-        eye = _eye_like(L)
-        L_inv = solve_triangular(L, eye)
-        s = L_inv.mT @ phi @ L_inv
-        return 0.5 * (s + s.mT)
-
-
-def _eye_like(m):
-    from .. import eye
-    return eye(m.shape[-1], dtype=m.dtype, device=m.device)
-
-
 def cholesky(A):
     """The lower Cholesky factor of the symmetric positive-definite matrices ``A`` (..., n, n)."""
-    return apply(CholeskyBackward0, A)
+    return _linalg_cholesky(A)
 
 
 def solve_triangular(L, B):
-    """``L^-1 B`` for lower-triangular ``L`` (..., n, n) and ``B`` (..., n, k), batch dimensions
-    broadcast. Only the lower triangle of ``L`` is read, so its gradient is lower-triangular."""
-    from ..linalg import solve
-    return solve(L.tril(), B)
+    """``L^-1 B`` for lower-triangular ``L`` (..., n, n); batch dimensions broadcast."""
+    return _solve_triangular(L, B, upper=False)
 
 
 def positive_definite_mask(A):

@@ -11,7 +11,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
 from ._common import xp_of
 from ._linalg_common import SCALAR_NAME, mT, write_out
-from .linalg_results import linalg_cholesky_ex, linalg_eigh, linalg_qr, linalg_svd
+from ..return_types import linalg_cholesky_ex, linalg_eigh, linalg_qr, linalg_svd
 from .linalg_triangular import solve_triangular
 from .matrix_inverse import LinAlgError, _check_square
 

@@ -5,7 +5,7 @@ import warnings
 from .._tensor import Tensor
 from ._linalg_common import mT, write_out
 from .decompositions import cholesky as _linalg_cholesky, qr as _linalg_qr, svd as _linalg_svd
-from .linalg_results import qr as _qr_result, slogdet as _slogdet_result, svd as _svd_result
+from ..return_types import qr as _qr_result, slogdet as _slogdet_result, svd as _svd_result
 from .linalg_spectral import slogdet as _linalg_slogdet
 from .registry import tensor_method
 

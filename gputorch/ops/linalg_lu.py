@@ -11,15 +11,11 @@ from ._common import quiet_errors, xp_of
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from ._reducing import const
 from .decompositions import MultiOutputNode, keep_outputs
-from .linalg_results import _result_type
+from ..return_types import linalg_lu, linalg_lu_factor, linalg_lu_factor_ex
 from .linalg_triangular import solve_triangular
 from .matrix_inverse import LinAlgError, _broadcast
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve"]
-
-linalg_lu_factor = _result_type("linalg_lu_factor", ("LU", "pivots"))
-linalg_lu_factor_ex = _result_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
-linalg_lu = _result_type("linalg_lu", ("P", "L", "U"))
 
 
 def lu_arrays(xp, a):

@@ -4,7 +4,7 @@ int32 ``info`` per matrix instead of an error, and the LU pivot check that finds
 from .._tensor import Tensor
 from ._common import quiet_errors, xp_of
 from ._linalg_common import write_out
-from .linalg_results import linalg_inv_ex, linalg_solve_ex
+from ..return_types import linalg_inv_ex, linalg_solve_ex
 from .matrix_inverse import LinAlgError, inv, solve
 
 __all__ = ["inv_ex", "solve_ex", "singular_info"]

@@ -9,7 +9,7 @@ from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from .decompositions import _check_matrix, eigvalsh, svd_arrays, svdvals
-from .linalg_results import linalg_lstsq, linalg_slogdet
+from ..return_types import linalg_lstsq, linalg_slogdet
 from .matrix_inverse import _check_square, inv
 from .registry import tensor_method
 
