@@ -208,6 +208,8 @@ class RemainderBackward0(Node):
         if isinstance(a, Tensor):
             out.append(grad_for(grad, a))
         if isinstance(b, Tensor):
+            if not isinstance(a, Tensor):   # PyTorch has no derivative of remainder(number, tensor)
+                raise RuntimeError("derivative for aten::remainder is not implemented")
             out.append(grad_for(-grad * div(a, b, rounding_mode="floor"), b))
         return tuple(out)
 

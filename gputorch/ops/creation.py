@@ -455,7 +455,8 @@ def new_empty(self, *size, dtype=None, layout=None, device=None, requires_grad=F
 @tensor_method("new_full")
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
              pin_memory=False):
-    return _factory(_fill_value(fill_value), _sizes((size,)), dtype or self._dtype,
+    dt = _dtype.to_dtype(dtype) if dtype is not None else self._dtype
+    return _factory(stored_scalar(_fill_value(fill_value), dt), _sizes((size,)), dt,
                     device or self._device, requires_grad)
 
 

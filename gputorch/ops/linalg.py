@@ -98,7 +98,8 @@ class BaddbmmBackward0(_AddProductNode):
 
 class AddbmmBackward0(_AddProductNode):
     def forward(ctx, input, m1, m2, beta, alpha):
-        return _add_product(ctx, input, m1, m2, beta, alpha, (m1._data @ m2._data).sum(0))
+        prods = m1._data @ m2._data   # summed over the batch in the operands' dtype (NumPy would widen ints)
+        return _add_product(ctx, input, m1, m2, beta, alpha, prods.sum(0, dtype=prods.dtype))
 
     @staticmethod
     def grad_m1(g, m2):

@@ -13,7 +13,7 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _wrap_int, cast_array, grad_for, quiet_errors, write_out, xp_of
+from ._common import _wrap_int, cast_array, grad_for, quiet_errors, stored_scalar, write_out, xp_of
 from .registry import tensor_method
 
 __all__ = ["addcmul", "addcdiv"]
@@ -110,6 +110,8 @@ def _check(name, input, tensor1, tensor2, value):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """``input + value * tensor1 * tensor2`` with broadcasting and type promotion."""
     value = _check("addcmul", input, tensor1, tensor2, value)
+    if _dtype.result_dtype((input, tensor1, tensor2)) is input._dtype and input._dtype._category == 1:
+        value = stored_scalar(value, input._dtype)   # NaN or out-of-range value: PyTorch's overflow error
     return write_out(apply(AddcmulBackward0, input, tensor1, tensor2, value=value), out)
 
 
@@ -124,6 +126,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """In-place ``self += value * tensor1 * tensor2``."""
     value = _check("addcmul_", self, tensor1, tensor2, value)
+    if self._dtype._category == 1:
+        value = stored_scalar(value, self._dtype)
     return apply_inplace(AddcmulBackward0, self, tensor1, tensor2, value=value)
 
 

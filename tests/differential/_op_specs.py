@@ -43,7 +43,7 @@ EXPLICIT = {
     "cumprod": math_specs.along_dim(), "logcumsumexp": math_specs.along_dim(pool=FLOAT_DTYPES),
     "softmax": math_specs.along_dim(pool=FLOAT_DTYPES), "log_softmax": math_specs.along_dim(pool=FLOAT_DTYPES),
     "sort": math_specs.sort, "argsort": math_specs.argsort, "kthvalue": math_specs.kthvalue,
-    "topk": math_specs.topk,
+    "topk": math_specs.topk, "pdist": math_specs.pdist,
     # shape
     "reshape": shape_specs.reshape, "view": shape_specs.reshape, "flatten": shape_specs.flatten,
     "unflatten": shape_specs.unflatten, "squeeze": shape_specs.squeeze, "unsqueeze": shape_specs.unsqueeze,

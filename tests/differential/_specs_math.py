@@ -200,3 +200,11 @@ def nan_to_num(b):
 def round_(b):
     x = b.tensor()
     return [x], _kw(decimals=b.choice(["0", "1", "2", "-1"]) if b.chance(0.4) else None)
+
+
+def pdist(b):
+    """``pdist(x, p)`` on a 2-d tensor with at least one row (torch's own backward crashes with
+    none: a segmentation fault inside torch 2.13, so those inputs are not drawn)."""
+    x = b.tensor((b.int_in(1, 5), b.int_in(0, 4)), pool=FLOAT_DTYPES if b.chance(0.9) else ALL_DTYPES)
+    kwargs = {} if b.chance(0.3) else {"p": b.choice(["0.0", "1.0", "2.0", "3.0", "0.5", "inf"])}
+    return [x], kwargs

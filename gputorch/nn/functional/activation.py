@@ -722,6 +722,9 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input)`` along ``dim``."""
     _require_tensor("softmin", input)
+    if input._dtype is _dtype.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
     if dim is None:
         dim = _softmax_dim("softmin", input._data.ndim, _stacklevel + 1)
     if dtype is not None:

@@ -139,9 +139,9 @@ class MseLossBackward0(Node):
 
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
-        if target._dtype is not input._dtype:   # a bool or integer target counts as numbers
-            target = target.to(input._dtype)
-        g = (input - target) * (2.0 * _mean_scale(ctx)) * grad
+        # a bool or integer target counts as numbers; each gradient takes its own input's dtype
+        numbers = target if target._dtype is input._dtype else target.to(input._dtype)
+        g = (input - numbers) * (2.0 * _mean_scale(ctx)) * grad
         return _pair_grads(ctx, g, input, target)
 
 

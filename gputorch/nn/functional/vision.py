@@ -488,7 +488,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if (mode == "linear") != (ndim == 3) and mode in ("linear", "bilinear"):
             need = 3 if mode == "linear" else 4
             raise NotImplementedError(f"Got {ndim}D input, but {mode} mode needs {need}D input")
-        _check_interp_sizes(input, sizes)
+        if mode != "area":   # area is adaptive average pooling, which takes empty outputs
+            _check_interp_sizes(input, sizes)
         if mode == "area":
             from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
             return (adaptive_avg_pool1d if ndim == 3 else adaptive_avg_pool2d)(input, sizes)
