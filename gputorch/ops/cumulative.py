@@ -1,4 +1,4 @@
-"""Cumulative ops along a dim: cumsum, cumprod, logcumsumexp.
+"""Cumulative ops along a dim: cumsum, cumprod, logcumsumexp, cummax, cummin, and diff.
 
 Each forward also runs in reverse (from the end of the dim backwards) for internal use:
 the gradient of a cumulative sum is a reversed cumulative sum, so backward formulas stay
@@ -6,14 +6,15 @@ closed under differentiation.
 """
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, return_types
 from .._dispatch import apply
+from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._reducing import const, create_graph, wrap_dim, write_results
 from .registry import tensor_method
 
-__all__ = ["cumsum", "cumprod", "logcumsumexp"]
+__all__ = ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin", "diff"]
 
 _F16 = np.dtype(np.float16)
 
@@ -191,3 +192,101 @@ def logcumsumexp(input, dim, *, out=None):
         raise NotImplementedError(f"\"logcumsumexp\" not implemented for '{input._dtype.name}'")
     result = apply(LogcumsumexpBackward0, input, wrap_dim(input, dim))
     return result if out is None else write_results(result, out)
+
+
+# ---------------------------------------------------------------------------- cummax, cummin
+def _structseq(name):
+    return getattr(return_types, name, None) or return_types._structseq(name)
+
+
+class CummaxBackward0(Node):
+    """Running maximum (or minimum) with the index it was last attained at: ties and repeated
+    NaN take the latest position, and a NaN, once seen, stays (PyTorch's rule)."""
+    def forward(ctx, a, dim, largest=True):
+        xp = xp_of(a)
+        x = a._data
+        ctx.shape, ctx.dim = x.shape, dim
+        if x.ndim == 0:
+            ctx.index = xp.zeros((), dtype=xp.int64)
+            return x.copy(), ctx.index
+        ufunc = xp.maximum if largest else xp.minimum
+        values = ufunc.accumulate(x, axis=dim)
+        hit = x == values
+        if x.dtype.kind == "f":
+            hit |= xp.isnan(x)
+        n = x.shape[dim]
+        pos = xp.arange(n, dtype=xp.int64).reshape((n,) + (1,) * (x.ndim - dim - 1))
+        ctx.index = xp.maximum.accumulate(xp.where(hit, pos, 0), axis=dim)
+        return values, ctx.index
+
+    def backward(ctx, grad, grad_indices):
+        if grad._data.ndim == 0:
+            return grad
+        from .creation import zeros
+        base = zeros(ctx.shape, dtype=grad._dtype, device=grad._device)
+        return base.scatter_add(ctx.dim, const(ctx.index, grad), grad)
+
+
+class CumminBackward0(CummaxBackward0):
+    def forward(ctx, a, dim):
+        return CummaxBackward0.forward(ctx, a, dim, largest=False)
+
+
+def _cumextreme(name, node, input, dim, out):
+    # PyTorch checks ``dim`` only for a non-empty input.
+    d = 0 if input._data.size == 0 and input._data.ndim else wrap_dim(input, dim)
+    values, indices = apply(node, input, d)
+    result = _structseq(name)(values, indices)
+    return result if out is None else write_results(result, out)
+
+
+@tensor_method("cummax")
+def cummax(input, dim, *, out=None):
+    """``(values, indices)``: the running maximum along ``dim`` and where it was last attained."""
+    return _cumextreme("cummax", CummaxBackward0, input, dim, out)
+
+
+@tensor_method("cummin")
+def cummin(input, dim, *, out=None):
+    """``(values, indices)``: the running minimum along ``dim`` and where it was last attained."""
+    return _cumextreme("cummin", CumminBackward0, input, dim, out)
+
+
+# ---------------------------------------------------------------------------- diff
+def _check_diff_operand(name, value, input):
+    if value is None:
+        return
+    if not isinstance(value, Tensor):
+        raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(value).__name__}")
+    if value._data.ndim != input._data.ndim:
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+
+
+@tensor_method("diff")
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
+    """The ``n``-th forward difference along ``dim``: ``x[i+1] - x[i]`` applied ``n`` times
+    (``!=`` for bool), after joining ``prepend`` and ``append`` to ``input`` along ``dim``.
+    Each application shortens ``dim`` by one (down to 0). A composite, so differentiable."""
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"diff(): argument 'n' must be int, not {type(n).__name__}")
+    if input._data.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(input, dim)
+    _check_diff_operand("prepend", prepend, input)
+    _check_diff_operand("append", append, input)
+    if n == 0:   # a copy of ``input`` (``prepend`` and ``append`` unused), recorded as PyTorch records it
+        from .creation import empty_like
+        result = empty_like(input).copy_(input)
+        return result if out is None else write_results(result, out)
+    if prepend is not None or append is not None:
+        from .shape.joining import cat
+        parts = [t for t in (prepend, input, append) if t is not None]
+        input = cat(parts, d)
+    x = input
+    for _ in range(min(n, x._data.shape[d])):
+        size = x._data.shape[d] - 1
+        later, earlier = x.narrow(d, 1, size), x.narrow(d, 0, size)
+        x = later != earlier if x._dtype.name == "bool" else later - earlier
+    return x if out is None else write_results(x, out)

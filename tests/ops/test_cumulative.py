@@ -92,3 +92,85 @@ def test_errors(device):
         gputorch.tensor([1, 2], device=device).logcumsumexp(0)
     with pytest.raises(TypeError):
         gputorch.cumsum(x)
+
+
+# ---------------------------------------------------------------------------- cummax, cummin, diff
+EXTREMES = np.array([[1.0, 3.0, 3.0, 2.0, 3.0, np.nan, 1.0, np.nan],
+                     [0.5, 0.0, 0.0, -1.0, -1.0, 2.0, -1.0, 4.0]])
+
+
+def test_cummax_cummin_ties_nan_and_grad(device):
+    for fn in (lambda m, x: m.cummax(x, 1), lambda m, x: x.cummin(-1), lambda m, x: x.cummax(0)):
+        g, t = parity(fn, EXTREMES, device=device)
+        assert type(g).__name__ == type(t).__name__
+    data = np.round(np.random.default_rng(4).uniform(-2, 2, (3, 6, 2)))   # many ties
+    for fn in (lambda m, x: x.cummax(1), lambda m, x: m.cummin(x, 2), lambda m, x: x.transpose(0, 1).cummin(0)):
+        parity(fn, data, device=device)
+    x = rand(3, 5, device=device)
+    assert gradcheck(lambda t: t.cummax(1).values, (x,))
+    assert gradgradcheck(lambda t: t.cummin(0).values, (x,))
+
+
+def test_cummax_cummin_dtypes_and_shapes(device):
+    torch = pytest.importorskip("torch")
+    data = np.array([[3, 1, 4, 1, 5], [0, 0, 2, 2, 1]])
+    for d in ("int64", "uint8", "int8", "bool", "float16"):
+        g = gputorch.tensor(data, device=device).to(getattr(gputorch, d))
+        t = torch.tensor(data).to(getattr(torch, d))
+        for name in ("cummax", "cummin"):
+            gv, gi = getattr(g, name)(1)
+            tv, ti = getattr(t, name)(1)
+            assert_close(gv, tv, rtol=0, atol=0)
+            assert_close(gi, ti, rtol=0, atol=0)
+    for arr in (np.array(2.5), np.zeros((0, 3)), np.zeros((2, 0))):
+        parity(lambda m, x: m.cummax(x, -1), arr, device=device)
+        parity(lambda m, x: m.cummin(x, 0), arr, device=device)
+    parity(lambda m, x: m.cummax(x, 5), np.zeros((0, 3)), device=device)   # torch checks dim only if non-empty
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        gputorch.zeros(2, 3, device=device).cummin(5)
+
+
+DIFFS = {
+    "first": lambda m, x: m.diff(x),
+    "second_dim0": lambda m, x: x.diff(n=2, dim=0),
+    "past_length": lambda m, x: m.diff(x, n=7, dim=1),
+    "prepend_append": lambda m, x: m.diff(x, dim=1, prepend=x[:, :2] * 2, append=x[:, -1:].exp()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIFFS))
+def test_diff(name, device):
+    parity(DIFFS[name], np.random.default_rng(6).uniform(-2, 2, (3, 5)), device=device)
+
+
+def test_diff_zero_order_is_a_copy(device):
+    x = gputorch.tensor([[1.0, 4.0, 2.0]], device=device, requires_grad=True)
+    y = gputorch.diff(x, n=0)
+    assert y is not x and y.grad_fn.name() == "CopyBackwards"   # torch: torch::autograd::CopyBackwards
+    (y * 3).sum().backward()
+    assert_close(y, x)
+    assert_close(x.grad, np.full((1, 3), 3.0, dtype=np.float32))
+    y = gputorch.diff(x, n=0, prepend=gputorch.zeros(1, 2, device=device))    # torch ignores prepend then
+    assert y.shape == (1, 3)
+
+
+def test_diff_dtypes_and_errors(device):
+    torch = pytest.importorskip("torch")
+    for fn in (lambda m, d: m.diff(m.tensor([True, False, False, True], device=d)),
+               lambda m, d: m.diff(m.tensor([1, 2, 0], dtype=m.uint8, device=d)),
+               lambda m, d: m.diff(m.tensor([[1, 3, 6]], device=d), append=m.tensor([[1.5]], device=d)),
+               lambda m, d: m.diff(m.tensor([[1, 3, 6]], dtype=m.int8, device=d), prepend=m.tensor([[7]], device=d))):
+        assert_close(fn(gputorch, device), fn(torch, "cpu"), rtol=0, atol=0)
+    x = gputorch.zeros(2, 3, device=device)
+    with pytest.raises(RuntimeError, match="at least one-dimensional"):
+        gputorch.diff(gputorch.tensor(3.0, device=device))
+    with pytest.raises(RuntimeError, match="order must be non-negative but got -1"):
+        x.diff(n=-1)
+    with pytest.raises(RuntimeError, match="same dimension as input"):
+        x.diff(prepend=gputorch.zeros(3, device=device))
+    with pytest.raises(TypeError, match="argument 'prepend' must be Tensor, not int"):
+        x.diff(prepend=2)
+    with pytest.raises(TypeError, match="argument 'n' must be int"):
+        x.diff(n=1.5)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.diff(dim=2)
