@@ -90,6 +90,8 @@ KNOWN = [
     (r"^(logspace|linspace)$", r"(values differ|not implemented for 'Bool')",
      "integer and bool linspace/logspace: torch steps in the integer type; gputorch computes in floating "
      "point and rounds"),
+    (r"^F\.native_channel_shuffle$", r"derivative for aten::native_channel_shuffle is not implemented",
+     "torch has no derivative of native_channel_shuffle; gputorch's (a permutation of channels) has one"),
     # gputorch limits, not wrong values.
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),

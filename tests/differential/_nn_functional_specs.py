@@ -485,3 +485,12 @@ for _name, _options in ACTIVATION_OPTIONS.items():
 FUNCTIONAL_NOT_COVERED = {
     "multi_head_attention_forward": "17 positional tensors; covered through nn.MultiheadAttention",
 }
+
+
+def _register_added():
+    from ._nn_functional_specs_added import FUNCTIONAL_ADDED, NOT_COVERED_ADDED
+    FUNCTIONAL.update(FUNCTIONAL_ADDED)
+    FUNCTIONAL_NOT_COVERED.update(NOT_COVERED_ADDED)
+
+
+_register_added()

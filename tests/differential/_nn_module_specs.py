@@ -214,6 +214,7 @@ MODULES = {
     "UpsamplingBilinear2d": upsample_module("UpsamplingBilinear2d"),
     "Linear": linear_module, "Conv1d": conv_module(1), "Conv2d": conv_module(2),
     "ConvTranspose1d": conv_module(1, True), "ConvTranspose2d": conv_module(2, True),
+    "Conv3d": conv_module(3), "ConvTranspose3d": conv_module(3, True),
     "LSTM": recurrent_module("LSTM"), "GRU": recurrent_module("GRU"), "RNN": recurrent_module("RNN"),
     "LSTMCell": cell_module("LSTMCell"), "GRUCell": cell_module("GRUCell"), "RNNCell": cell_module("RNNCell"),
     "MultiheadAttention": multihead_attention, "TransformerEncoderLayer": transformer_encoder_layer,

@@ -39,6 +39,12 @@ MODULE_FROM_FUNCTIONAL = {
     "Threshold": "threshold", "GLU": "glu", "Softmax": "softmax", "LogSoftmax": "log_softmax",
     "Softmin": "softmin", "Dropout": "dropout", "Dropout1d": "dropout1d", "Dropout2d": "dropout2d",
     "Dropout3d": "dropout3d", "AlphaDropout": "alpha_dropout", "FeatureAlphaDropout": "feature_alpha_dropout",
+    "AdaptiveAvgPool3d": "adaptive_avg_pool3d", "AdaptiveMaxPool3d": "adaptive_max_pool3d",
+    "AvgPool3d": "avg_pool3d", "MaxPool3d": "max_pool3d", "LPPool1d": "lp_pool1d", "LPPool2d": "lp_pool2d",
+    "LPPool3d": "lp_pool3d", "PixelShuffle": "pixel_shuffle", "PixelUnshuffle": "pixel_unshuffle",
+    "ChannelShuffle": "channel_shuffle", "Unfold": "unfold", "Fold": "fold",
+    "LocalResponseNorm": "local_response_norm", "TripletMarginLoss": "triplet_margin_loss",
+    "MultiMarginLoss": "multi_margin_loss", "MultiLabelMarginLoss": "multilabel_margin_loss",
 }
 
 # Constructor-free keyword options of a functional that its module does not take.
@@ -53,7 +59,27 @@ MODULES_NOT_COVERED = {
     "ParameterDict": "container", "ParameterList": "container", "RNNBase": "base class",
     "RNNCellBase": "base class",
     "TransformerEncoder": "a stack of TransformerEncoderLayer, which is covered",
+    "Transformer": "encoder and decoder stacks; forward and backward parity with torch's weights in "
+                   "tests/nn/test_transformer_decoder.py",
+    "TransformerDecoder": "a stack of TransformerDecoderLayer; parity in tests/nn/test_transformer_decoder.py",
+    "TransformerDecoderLayer": "parity with torch's weights (masks, norm_first, batch_first) in "
+                               "tests/nn/test_transformer_decoder.py",
+    "CTCLoss": "forward takes lengths as sequences; covered through F.ctc_loss",
+    "EmbeddingBag": "covered through F.embedding_bag; module parity in tests/nn/test_embedding_bag.py",
+    "MaxUnpool1d": "its inputs come from a max pool; covered through F.max_unpool1d",
+    "MaxUnpool2d": "its inputs come from a max pool; covered through F.max_unpool2d",
+    "MaxUnpool3d": "its inputs come from a max pool; covered through F.max_unpool3d",
+    "TripletMarginWithDistanceLoss": "takes a Python callable; covered in tests/nn/test_loss.py",
+    "AdaptiveLogSoftmaxWithLoss": "cutoffs and a target; parity in tests/nn/test_adaptive.py",
+    "CrossMapLRN2d": "torch's legacy LRN; parity in tests/nn/test_local_response_norm.py",
 }
+for _dims in ("1d", "2d", "3d"):
+    for _kind in ("ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "CircularPad"):
+        MODULES_NOT_COVERED[_kind + _dims] = "a wrapper of F.pad, which is covered; tests/nn/test_padding_modules.py"
+    for _kind in ("LazyConv", "LazyConvTranspose", "LazyBatchNorm", "LazyInstanceNorm"):
+        MODULES_NOT_COVERED[_kind + _dims] = ("lazy: parameter shapes are unknown until the first call (torch "
+                                              "cannot set them either); see tests/nn/test_lazy_modules.py")
+MODULES_NOT_COVERED["LazyLinear"] = MODULES_NOT_COVERED["LazyConv1d"]
 
 
 def _public_functions(module):

@@ -8,6 +8,7 @@ names), each the other's gradient, computed by ``_windows.im2col`` / ``_windows.
 """
 import operator
 
+from ... import _dtype
 from ..._dispatch import apply
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd.node import Node
@@ -86,7 +87,8 @@ def _check_geometry(kernel, dilation, padding, stride):
 
 
 def _check_float(name, input):
-    if not input.is_floating_point() and not input.is_complex():
+    """PyTorch's im2col/col2im take floating point and bool (moved, never summed into), no integers."""
+    if not input.is_floating_point() and not input.is_complex() and input.dtype is not _dtype.bool:
         raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for '{_LEGACY_NAMES[input.dtype]}'")
 
 

@@ -285,6 +285,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     """Two-class logistic loss ``log(1 + exp(-target * input))`` (targets 1 or -1)."""
     reduction = _reduction.resolve(size_average, reduce, reduction)
     _not_differentiable("soft_margin_loss", "target", target)
+    if target._dtype is _dtype.bool:   # PyTorch negates the target first
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
     return apply(SoftMarginLossBackward0, input, target, reduction)
 
 

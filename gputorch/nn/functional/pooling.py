@@ -494,16 +494,16 @@ def _pool3d_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_
     if any(s == 0 for s in shape[-4:]):
         raise RuntimeError(f"{fname}(): Expected input's non-batch dimensions to have positive length, but input "
                            f"has a shape of {shape}")
-    _check_dtype_3d(fname, input)
+    c, t, h, w = shape[-4:]
+    if fname == "avg_pool3d" and any(sz < k for sz, k in zip((t, h, w), kernel)):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kernel[0]} "
+                           f"kH: {kernel[1]} kW: {kernel[2]})")
     out = tuple(out_size(shape[-3 + d], kernel[d], stride[d], padding[d], padding[d], dilation[d], ceil_mode)
                 for d in range(3))
     if any(o < 1 for o in out):
-        c, t, h, w = shape[-4:]
-        if fname == "avg_pool3d" and any(sz + 2 * p < k for sz, p, k in zip((t, h, w), padding, kernel)):
-            raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kernel[0]} "
-                               f"kH: {kernel[1]} kW: {kernel[2]})")
         raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+    _check_dtype_3d(fname, input)
     return kernel, stride, padding, dilation, out
 
 
