@@ -340,9 +340,6 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     if edges is None:
         edges = _equal_edges(input, bins, lo, hi)
     hist, bin_edges = apply(HistogramBackward, input, edges, weight, bool(density), mode)
-    result = return_types_histogram(hist, bin_edges)
+    result = return_types.histogram(hist, bin_edges)
     return result if out is None else write_results(result, out)
 
-
-return_types_histogram = getattr(return_types, "histogram", None) or return_types._structseq(
-    "histogram", ("hist", "bin_edges"))

@@ -559,11 +559,18 @@ def _linspace_array(xp, start, end, steps, np_dtype):
         start, end = int(start), int(end)
     if steps == 1:
         return xp.full(1, start, dtype=work)
-    idx = xp.arange(steps, dtype=work)
     s, e = work(start), work(end)
     step = (e - s) / work(steps - 1)
-    up = s + step * idx
-    down = e - step * (work(steps - 1) - idx)
+    if work is np.float32:
+        # PyTorch's CPU kernel fuses the multiply-add (one rounding); float64 arithmetic on the float32
+        # operands, rounded once, gives the same values.
+        idx = xp.arange(steps, dtype=np.float64)
+        up = (np.float64(s) + np.float64(step) * idx).astype(np.float32)
+        down = (np.float64(e) - np.float64(step) * (steps - 1 - idx)).astype(np.float32)
+    else:
+        idx = xp.arange(steps, dtype=work)
+        up = s + step * idx
+        down = e - step * (work(steps - 1) - idx)
     return xp.where(idx < steps // 2, up, down)
 
 

@@ -195,9 +195,6 @@ def logcumsumexp(input, dim, *, out=None):
 
 
 # ---------------------------------------------------------------------------- cummax, cummin
-def _structseq(name):
-    return getattr(return_types, name, None) or return_types._structseq(name)
-
 
 class CummaxBackward0(Node):
     """Running maximum (or minimum) with the index it was last attained at: ties and repeated
@@ -236,7 +233,7 @@ def _cumextreme(name, node, input, dim, out):
     # PyTorch checks ``dim`` only for a non-empty input.
     d = 0 if input._data.size == 0 and input._data.ndim else wrap_dim(input, dim)
     values, indices = apply(node, input, d)
-    result = _structseq(name)(values, indices)
+    result = getattr(return_types, name)(values, indices)
     return result if out is None else write_results(result, out)
 
 

@@ -11,6 +11,8 @@ from . import _specs_creation as creation_specs
 from . import _specs_indexing as index_specs
 from . import _specs_linalg as linalg_specs
 from . import _specs_math as math_specs
+from . import _specs_added as added_specs
+from . import _specs_sets as set_specs
 from . import _specs_shape as shape_specs
 from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import INTEGRAL
@@ -106,6 +108,7 @@ EXPLICIT = {
     "log_normal_": creation_specs.random_inplace(lambda b: []),
     "random_": creation_specs.random_inplace(lambda b: []),
     "bernoulli_": creation_specs.random_inplace(lambda b: [b.choice(["0.5", "0.2"])]),
+    **set_specs.SPECS, **added_specs.SPECS,
 }
 
 # Ops whose values are random (or uninitialised): compare types, dtypes and shapes only.
@@ -141,4 +144,5 @@ NOT_COVERED = {
     "get_rng_state": "global RNG state", "set_rng_state": "global RNG state",
     "printoptions": "printing", "get_printoptions": "printing", "set_printoptions": "printing",
     "load": "serialization (files)", "save": "serialization (files)",
+    **added_specs.NOT_COVERED,
 }
