@@ -211,7 +211,21 @@ class Tensor:
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def storage_offset(self):
-        base = self._data
+        return (self._array_address(self._data) - self._array_address(self._storage_root())) // self._dtype.itemsize
+
+    def _storage_root(self):
+        """The array owning this tensor's memory, found through ``.base``: starting from the tensor it
+        is a view of (CuPy's strided views do not record their owner), or from its own array when that
+        lies outside the view's memory (its data was replaced)."""
+        root = self._owner_of((self if self._base is None else self._base)._data)
+        if self._base is not None:
+            start, end = self._array_address(root), self._array_address(root) + getattr(root, "nbytes", 0)
+            if not start <= self._array_address(self._data) <= end:
+                root = self._owner_of(self._data)
+        return root
+
+    @staticmethod
+    def _owner_of(base):
         while True:
             owner = base.base
             if owner is not None and not hasattr(owner, "dtype"):   # NumPy's as_strided wrapper object
@@ -219,7 +233,7 @@ class Tensor:
             if owner is None or not hasattr(owner, "dtype"):
                 break
             base = owner
-        return (self._array_address(self._data) - self._array_address(base)) // self._dtype.itemsize
+        return base
 
     @staticmethod
     def _array_address(a):
@@ -244,14 +258,28 @@ class Tensor:
         return self._dtype.is_signed
 
     def type(self, dtype=None, non_blocking=False):
-        """Without an argument: the legacy type string ("torch.FloatTensor"); with one, a cast."""
+        """Without an argument: the legacy type name ("torch.FloatTensor", "torch.cuda.LongTensor").
+        With a dtype, a legacy type (``LongTensor``) or a legacy type's name: a cast to that type
+        (a legacy type also names the device: ``cuda.FloatTensor`` moves to the GPU); ``self``
+        when it has that type already."""
         if dtype is None:
             prefix = "torch.cuda." if self._device.type == "cuda" else "torch."
             return prefix + _LEGACY_NAMES[self._dtype] + "Tensor"
-        if isinstance(dtype, str):
-            name = dtype.rsplit(".", 1)[-1].replace("Tensor", "")
-            dtype = {v: k for k, v in _LEGACY_NAMES.items()}[name]
-        return self.to(dtype)
+        from ._legacy_tensor_types import type_target
+        dtype, device_type = type_target(dtype)   # a dtype, a legacy type or its name
+        if device_type is None or device_type == self._device.type:
+            return self.to(dtype, non_blocking=non_blocking)
+        return self.to(device_type, dtype, non_blocking=non_blocking)
+
+    def get_device(self):
+        """The CUDA device index holding the tensor; -1 on the CPU."""
+        return self._device.index if self._device.type == "cuda" else -1
+
+    def new(self, *args, device=None):
+        """Legacy constructor of a tensor with ``self``'s dtype and device: ``new(2, 3)``
+        (uninitialised), ``new([1, 2])`` (data), ``new()`` (empty); see ``_legacy_tensor_types``."""
+        from ._legacy_tensor_types import construct
+        return construct(self._dtype, self._device.type, self._device, args, device)
 
     @property
     def _version(self):

@@ -144,3 +144,11 @@ def get_device_capability(device=None):
     """The GPU's compute capability as ``(major, minor)``."""
     props = _properties(device)
     return int(props["major"]), int(props["minor"])
+
+
+# The legacy CUDA tensor types (cuda.FloatTensor, ...): see gputorch/_legacy_tensor_types.py.
+from .._legacy_tensor_types import make_types as _make_legacy_types  # noqa: E402
+
+_LEGACY_TYPES = _make_legacy_types("cuda", "gputorch.cuda")
+globals().update(_LEGACY_TYPES)
+__all__ += list(_LEGACY_TYPES)

@@ -4,6 +4,8 @@ Dimension arguments are normalised here, reduced gradients are broadcast back to
 the input's shape, and constant (non-differentiable) masks built from forward data
 are wrapped as tensors so that backward formulas stay ordinary Tensor math.
 """
+import functools
+
 from .._tensor import Tensor
 from ..autograd import grad_mode
 
@@ -112,3 +114,21 @@ def write_results(result, out):
         raise TypeError(f"out= must be a tuple of {len(result)} tensors")
     written = [write_out(r, o) for r, o in zip(result, out)]
     return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+
+
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def accept_numpy_names(fn):
+    """``fn`` also taking NumPy's ``axis=`` and ``keepdims=`` for ``dim=`` and ``keepdim=``, as
+    PyTorch's reductions do."""
+    @functools.wraps(fn)
+    def reduction(*args, **kwargs):
+        if kwargs and ("axis" in kwargs or "keepdims" in kwargs):
+            for numpy_name, name in _NUMPY_NAMES.items():
+                if numpy_name in kwargs:
+                    if name in kwargs:
+                        raise TypeError(f"{fn.__name__}() got multiple values for argument '{name}'")
+                    kwargs[name] = kwargs.pop(numpy_name)
+        return fn(*args, **kwargs)
+    return reduction

@@ -17,7 +17,7 @@ from .registry import tensor_method
 __all__ = [
     "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal",
     "logical_and", "logical_or", "logical_xor", "logical_not",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
     "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "signbit",
     "where", "isclose", "allclose", "equal",
 ]
@@ -270,9 +270,35 @@ class BitwiseNotBackward0(Node):
         return xp_of(a).invert(a._data)
 
 
+def _shift(a, b, left):
+    """``a << b`` or ``a >> b`` on integer dtypes. As in PyTorch, a shift by a negative amount or by
+    the dtype's width or more gives 0 (right shifts of negative signed values: -1)."""
+    x, y, dt = operand_arrays(a, b)
+    if dt._category != 1:
+        raise NotImplementedError(f'"{"lshift" if left else "rshift"}_cpu" not implemented for \'{_LEGACY[dt]}\'')
+    xp = xp_of(a if isinstance(a, Tensor) else b)
+    x, y = xp.asarray(x, dtype=dt.np), xp.asarray(y, dtype=dt.np)
+    bits = dt.itemsize * 8
+    outside = (y < 0) | (y >= bits)
+    sign_fill = not left and dt.is_signed
+    y = xp.where(outside, xp.asarray(bits - 1 if sign_fill else 0, dtype=dt.np), y)
+    out = xp.left_shift(x, y) if left else xp.right_shift(x, y)
+    if not sign_fill:
+        out = xp.where(outside, xp.zeros((), dt.np), out)
+    return out
 
 
-def _bitwise(name, symbol, node):
+class BitwiseLeftShiftBackward0(Node):
+    def forward(ctx, a, b):
+        return _shift(a, b, True)
+
+
+class BitwiseRightShiftBackward0(Node):
+    def forward(ctx, a, b):
+        return _shift(a, b, False)
+
+
+def _bitwise(name, symbol, node, short=None):
     def op(input, other, *, out=None):
         if not isinstance(input, Tensor):
             if not isinstance(other, Tensor):
@@ -294,12 +320,17 @@ def _bitwise(name, symbol, node):
 
     def inplace(self, other):
         check_operand(name + "_", other)
+        result = _dtype.result_dtype((self, other))
+        if not _dtype.can_cast(result, self._dtype):   # PyTorch checks the output before the kernel
+            raise RuntimeError(f"result type {_LEGACY[result]} can't be cast to the desired output type "
+                               f"{_LEGACY[self._dtype]}")
         return apply_inplace(node, self, other)
 
     op.__name__ = op.__qualname__ = name
-    op.__doc__ = f"Elementwise ``input {symbol} other`` for bool and integer dtypes."
+    kinds = "integer" if symbol in ("<<", ">>") else "bool and integer"
+    op.__doc__ = f"Elementwise ``input {symbol} other`` for {kinds} dtypes."
     inplace.__name__ = inplace.__qualname__ = name + "_"
-    short = name.split("_")[1]
+    short = short or name.split("_")[1]
     tensor_method(name)(op)
     tensor_method(f"__{short}__")(operator)
     tensor_method(f"__r{short}__")(reflected_operator)
@@ -310,6 +341,8 @@ def _bitwise(name, symbol, node):
 bitwise_and = _bitwise("bitwise_and", "&", BitwiseAndBackward0)
 bitwise_or = _bitwise("bitwise_or", "|", BitwiseOrBackward0)
 bitwise_xor = _bitwise("bitwise_xor", "^", BitwiseXorBackward0)
+bitwise_left_shift = _bitwise("bitwise_left_shift", "<<", BitwiseLeftShiftBackward0, "lshift")
+bitwise_right_shift = _bitwise("bitwise_right_shift", ">>", BitwiseRightShiftBackward0, "rshift")
 
 
 @tensor_method("bitwise_not")

@@ -15,14 +15,14 @@ import numpy as np
 from .. import _dtype
 from .._dispatch import apply
 from ..autograd.node import Node
-from ._common import quiet_errors, xp_of
-from ._reducing import (const, count_reduced, create_graph, dtype_word, expand_reduced,  # noqa: F401
-                        keep_reduced, normalize_dims, reduced_shape, wrap_dim, write_results)
+from ._common import quiet_errors, sum_to_shape, xp_of
+from ._reducing import (accept_numpy_names, const, count_reduced, create_graph, dtype_word,  # noqa: F401
+                        expand_reduced, keep_reduced, normalize_dims, reduced_shape, wrap_dim, write_results)
 from .cumulative import *  # noqa: F401,F403
 from .cumulative import __all__ as _cumulative_all
 from .extrema import *  # noqa: F401,F403
 from .extrema import __all__ as _extrema_all
-from .registry import tensor_method
+from .registry import METHODS, tensor_method
 from .sorting import *  # noqa: F401,F403
 from .sorting import __all__ as _sorting_all
 
@@ -628,3 +628,37 @@ def count_nonzero(input, dim=None):
     """Number of non-zero elements over ``dim`` (all by default), as int64."""
     return apply(CountNonzeroBackward0, input, normalize_dims(input, dim))
 
+
+
+@tensor_method("sum_to_size")
+def sum_to_size(self, *size):
+    """``self`` summed down to ``size``, a shape that broadcasts to ``self``'s (leading dims and
+    dims where ``size`` has 1 are summed)."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    size = tuple(int(n) for n in size)
+    if not size:   # as PyTorch: a full sum (integers become int64, even for a 0-d input)
+        return sum(self)
+    shape = self._data.shape
+    lead = len(shape) - len(size)
+    if lead < 0 or [n for n, m in zip(size, shape[lead:]) if n != 1 and n != m]:
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
+    return sum_to_shape(self, size)
+
+
+def _accept_numpy_names_everywhere():
+    """Give every reduction (this module's and the re-exported families') ``axis=``/``keepdims=``,
+    as function and as Tensor method."""
+    for name in ("sum", "mean", "nansum", "nanmean", "prod", "var", "std", "var_mean", "std_mean", "logsumexp",
+                 "all", "any", "count_nonzero", *_extrema_all, *_sorting_all, *_cumulative_all):
+        fn = globals()[name]
+        wrapped = accept_numpy_names(fn)
+        globals()[name] = wrapped
+        for method, registered in list(METHODS.items()):
+            if registered is fn:
+                METHODS[method] = wrapped
+
+
+_accept_numpy_names_everywhere()

@@ -1,16 +1,17 @@
 """Ops that copy into new storage: clone and contiguous, and those that rearrange elements:
-repeat, tile, flip (fliplr, flipud), roll, tril and triu.
+repeat, tile, flip (fliplr, flipud), roll, tril, triu and diagflat; and the in-place tril_, triu_
+and fill_diagonal_.
 """
 import numbers
 
-from ..._dispatch import apply
+from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import write_out, xp_of
 from ..registry import tensor_method
 from ._common import _int_args
 
-__all__ = ["clone", "flip", "fliplr", "flipud", "roll", "tril", "triu", "tile"]
+__all__ = ["clone", "flip", "fliplr", "flipud", "roll", "tril", "triu", "tile", "diagflat"]
 
 
 def _check_dims_unique(dims):
@@ -132,6 +133,12 @@ def flip(input, *dims):
     return apply(FlipBackward0, input, dims)
 
 
+@tensor_method("__reversed__")
+def _reversed(self):
+    """``reversed(tensor)``: the tensor flipped along dim 0 (a 0-d tensor: itself)."""
+    return self if self._data.ndim == 0 else flip(self, 0)
+
+
 @tensor_method("fliplr")
 def fliplr(input):
     if input._data.ndim < 2:
@@ -179,3 +186,61 @@ def tril(input, diagonal=0, *, out=None):
 def triu(input, diagonal=0, *, out=None):
     """Zero the elements below diagonal ``diagonal`` of the last two dims."""
     return write_out(_tri(TriuBackward0, "triu", input, diagonal), out)
+
+
+@tensor_method("tril_")
+def tril_(self, diagonal=0):
+    """``tril`` in place."""
+    if self._data.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return apply_inplace(TrilBackward0, self, int(diagonal), False)
+
+
+@tensor_method("triu_")
+def triu_(self, diagonal=0):
+    """``triu`` in place."""
+    if self._data.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return apply_inplace(TriuBackward0, self, int(diagonal), True)
+
+
+class FillDiagonalBackward0(Node):
+    """A copy of ``a`` with its main diagonal (all indices equal) set to ``value``; with ``wrap``,
+    a tall matrix's diagonal starts again every ``columns + 1`` rows. The gradient is the
+    incoming one with the diagonal zeroed."""
+
+    def forward(ctx, a, value, wrap):
+        ctx.wrap = wrap
+        x = a._data
+        out = x.copy(order="C")
+        flat = out.reshape(-1)
+        step, inner = 1, 1
+        for n in reversed(x.shape[1:]):
+            inner *= n
+            step += inner
+        if wrap and x.ndim == 2:
+            flat[::step] = value
+        else:
+            flat[:min(x.shape) * step:step] = value
+        return out
+
+    def backward(ctx, grad):
+        return apply(FillDiagonalBackward0, grad, 0, ctx.wrap)
+
+
+@tensor_method("fill_diagonal_")
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Set the main diagonal of ``self`` (2-D or more, all dims equal when more) to ``fill_value``,
+    in place. ``wrap``: for a tall matrix, the diagonal restarts after every ``columns + 1`` rows."""
+    shape = self._data.shape
+    if len(shape) < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    return apply_inplace(FillDiagonalBackward0, self, fill_value, bool(wrap))
+
+
+@tensor_method("diagflat")
+def diagflat(input, offset=0):
+    """The square matrix with ``input``'s elements (flattened) on diagonal ``offset``, zeros elsewhere."""
+    return input.reshape(-1).diag(offset)

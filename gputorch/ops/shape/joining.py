@@ -1,5 +1,5 @@
-"""Joining tensors: cat (concat, concatenate), stack, and hstack, vstack (row_stack), dstack and
-column_stack. Dtypes promote; the gradient of each input is cast back to its dtype.
+"""Joining tensors: cat (concat, concatenate), stack, and hstack, vstack (row_stack), dstack,
+column_stack and block_diag. Dtypes promote; the gradient of each input is cast back to its dtype.
 """
 from ... import _dtype
 from ..._dispatch import apply
@@ -9,7 +9,7 @@ from .._common import write_out, xp_of
 from .reshaping import atleast_1d, atleast_2d, atleast_3d
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
-           "row_stack"]
+           "row_stack", "block_diag"]
 
 
 def _empty_grad(grad, dt):
@@ -140,3 +140,30 @@ def dstack(tensors, *, out=None):
 def column_stack(tensors, *, out=None):
     tensors = [x.reshape(-1, 1) if x._data.ndim <= 1 else x for x in _tensor_list("column_stack", tensors)]
     return cat(tensors, 1, out=out)
+
+
+def block_diag(*tensors):
+    """The block-diagonal matrix of the inputs (0-D: a 1x1 block, 1-D: a 1-row block, 2-D: as is),
+    placed from top left to bottom right; zeros elsewhere. Dtypes promote."""
+    from ..creation import zeros
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"block_diag(): argument 'tensors' must be tuple of Tensors, but found element of "
+                            f"type {type(t).__name__} at pos {i}")
+        if t._data.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t._data.ndim} dimensions")
+    if not tensors:
+        return zeros(1, 0)
+    blocks = [t.reshape(1, -1) if t._data.ndim < 2 else t for t in tensors]
+    dt = _promote_all(blocks)
+    dev = blocks[0]._device
+    width = sum(b._data.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        h, w = b._data.shape
+        parts = [zeros(h, left, dtype=dt, device=dev), b if b._dtype is dt else b.to(dt),
+                 zeros(h, width - left - w, dtype=dt, device=dev)]
+        rows.append(cat(parts, 1))
+        left += w
+    return cat(rows, 0)

@@ -1,5 +1,6 @@
 """Views with a new shape: view (also ``view(dtype)``), reshape (a copy when the strides do not
-allow a view), view_as, reshape_as, flatten, unflatten, squeeze, unsqueeze and atleast_1d/2d/3d.
+allow a view), view_as, reshape_as, flatten, ravel, unflatten, squeeze, unsqueeze and
+atleast_1d/2d/3d.
 """
 from ... import _dtype
 from ..._dispatch import apply, apply_view
@@ -9,7 +10,7 @@ from ._common import infer_shape
 from .view_nodes import (SqueezeBackward0, SqueezeBackward1, SqueezeBackward2, UnsafeViewBackward0,
                          UnsqueezeBackward0, ViewBackward0, sub_view)
 
-__all__ = ["reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "atleast_1d", "atleast_2d",
+__all__ = ["reshape", "flatten", "ravel", "unflatten", "squeeze", "unsqueeze", "atleast_1d", "atleast_2d",
            "atleast_3d"]
 
 
@@ -106,6 +107,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     for size in shape[start:end + 1]:
         merged *= size   # not -1: an empty tensor leaves -1 undetermined
     return reshape(input, shape[:start] + (merged,) + shape[end + 1:])
+
+
+@tensor_method("ravel")
+def ravel(input):
+    """The elements as a 1-D tensor in row-major order (a view when the strides allow it)."""
+    return reshape(input, (-1,))
 
 
 @tensor_method("unflatten")

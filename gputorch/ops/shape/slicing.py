@@ -1,5 +1,7 @@
-"""Views of parts of a tensor: narrow, select and diagonal, and the multi-output views split,
-chunk, tensor_split and unbind (one output per piece, all sharing the input's storage).
+"""Views of parts of a tensor: narrow, select and diagonal, and the multi-output views split
+(split_with_sizes), chunk, tensor_split, hsplit, vsplit, dsplit and unbind (one output per piece,
+all sharing the input's storage). Also their copying relatives: narrow_copy, and select_scatter,
+slice_scatter and diagonal_scatter (a copy of the input with that part replaced).
 """
 import numbers
 
@@ -11,7 +13,9 @@ from ..registry import tensor_method
 from .joining import cat, stack
 from .view_nodes import DiagonalBackward0, SelectBackward0, SliceBackward0, _DiagonalOf, sub_view
 
-__all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select", "diagonal"]
+__all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select", "diagonal", "hsplit", "vsplit",
+           "dsplit", "split_with_sizes", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "narrow_copy",
+           "select_scatter", "slice_scatter", "diagonal_scatter"]
 
 
 class _MultiView(Node):
@@ -164,3 +168,105 @@ def unbind(input, dim=0):
     d = input._wrap_dim(dim)
     lead = (slice(None),) * d
     return _multi_view(UnbindBackward0, input, [lead + (i, Ellipsis) for i in range(input._data.shape[d])], d)
+
+
+@tensor_method("split_with_sizes", "unsafe_split_with_sizes")
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` into pieces of the given sizes (which must sum to the size of ``dim``)."""
+    return split(input, list(split_sizes), dim)
+
+
+@tensor_method("unsafe_split")
+def unsafe_split(input, split_size, dim=0):
+    """``split`` into pieces of ``split_size`` (an int) each (PyTorch's variant without view
+    tracking; here the same views)."""
+    return split(input, _split_size("unsafe_split", split_size), dim)
+
+
+def _split_size(name, split_size):
+    if not isinstance(split_size, numbers.Integral):
+        raise TypeError(f"{name}(): argument 'split_size' (position 2) must be int, not {type(split_size).__name__}")
+    return split_size
+
+
+@tensor_method("unsafe_chunk")
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk`` (PyTorch's variant without view tracking; here the same views)."""
+    return chunk(input, chunks, dim)
+
+
+unsafe_split_with_sizes = split_with_sizes
+
+
+def _directional_split(name, input, indices_or_sections, dim, min_ndim):
+    ndim = input._data.ndim
+    if ndim < min_ndim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_ndim} dimension, but got a tensor "
+                           f"with {ndim} dimensions!")
+    if isinstance(indices_or_sections, numbers.Integral):
+        n = int(indices_or_sections)
+        size = input._data.shape[dim]
+        if n == 0 or size % n:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+                               f"dimension {size} is not divisible by the split_size {n}!")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+@tensor_method("hsplit")
+def hsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 1 (dim 0 for a 1-D tensor); a number of sections must divide it."""
+    if input._data.ndim == 0:
+        raise RuntimeError("torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with 0 "
+                           "dimensions!")
+    return _directional_split("hsplit", input, indices_or_sections, 1 if input._data.ndim > 1 else 0, 1)
+
+
+@tensor_method("vsplit")
+def vsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 0 of a tensor of 2 or more dims; a number of sections must divide it."""
+    return _directional_split("vsplit", input, indices_or_sections, 0, 2)
+
+
+@tensor_method("dsplit")
+def dsplit(input, indices_or_sections):
+    """``tensor_split`` along dim 2 of a tensor of 3 or more dims; a number of sections must divide it."""
+    return _directional_split("dsplit", input, indices_or_sections, 2, 3)
+
+
+@tensor_method("narrow_copy")
+def narrow_copy(input, dim, start, length):
+    """``narrow`` as a new tensor (a copy)."""
+    return narrow(input, dim, start, length).clone(memory_format="contiguous_format")
+
+
+def scatter_into(input, part, src):
+    """A copy of ``input`` whose view ``part(copy)`` holds ``src`` (differentiable in both)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"argument 'src' (position 2) must be Tensor, not {type(src).__name__}")
+    out = input.clone()
+    where = part(out)
+    if where._data.shape != src._data.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._data.shape)}, slice size = {list(where._data.shape)}")
+    where.copy_(src)
+    return out
+
+
+@tensor_method("select_scatter")
+def select_scatter(input, src, dim, index):
+    """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
+    return scatter_into(input, lambda t: select(t, dim, index), src)
+
+
+@tensor_method("slice_scatter")
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of ``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src``."""
+    d = input._wrap_dim(dim)
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return scatter_into(input, lambda t: sub_view(SliceBackward0, t, key), src)
+
+
+@tensor_method("diagonal_scatter")
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of ``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
+    return scatter_into(input, lambda t: diagonal(t, offset, dim1, dim2), src)
