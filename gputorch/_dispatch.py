@@ -210,7 +210,7 @@ def _inplace_output_error(self, args):
     """PyTorch's error for an in-place op whose output ``self`` is expanded (elements sharing memory)
     or smaller than the broadcast shape of the operands; None when ``self`` can take the result."""
     x = self._data
-    if any(stride == 0 and n > 1 for n, stride in zip(x.shape, x.strides)):
+    if x.size and any(stride == 0 and n > 1 for n, stride in zip(x.shape, x.strides)):
         return RuntimeError(OVERLAP_MESSAGE)
     shape = x.shape
     for a in args:

@@ -505,8 +505,9 @@ class LinalgVectorNormBackward0(Node):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         p = ctx.ord
-        if p == 0:
-            return None
+        if p == 0:   # a count of non-zeros: zero gradient (PyTorch gives zeros, not None)
+            from .creation import zeros_like
+            return zeros_like(a)
         shape, dims = a._data.shape, ctx.dims
         g = keep_reduced(grad, shape, dims, ctx.keepdim)
         if p == 1:

@@ -13,6 +13,8 @@ from . import _specs_linalg as linalg_specs
 from . import _specs_math as math_specs
 from . import _specs_added as added_specs
 from . import _specs_sets as set_specs
+from . import _specs_surface as surface_specs
+from ._nn_functional_specs import FUNCTIONAL as _NN_FUNCTIONAL
 from . import _specs_shape as shape_specs
 from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import INTEGRAL
@@ -108,11 +110,22 @@ EXPLICIT = {
     "log_normal_": creation_specs.random_inplace(lambda b: []),
     "random_": creation_specs.random_inplace(lambda b: []),
     "bernoulli_": creation_specs.random_inplace(lambda b: [b.choice(["0.5", "0.2"])]),
-    **set_specs.SPECS, **added_specs.SPECS,
+    **set_specs.SPECS, **added_specs.SPECS, **surface_specs.EXPLICIT_ADDITIONS,
 }
+# The copying variants of views (``permute_copy``...) and the unchecked splits take their view's arguments.
+for _copy, _view in {"as_strided_copy": "as_strided", "expand_copy": "expand", "narrow_copy": "narrow",
+                     "permute_copy": "permute", "select_copy": "select", "split_copy": "split",
+                     "split_with_sizes_copy": "split_with_sizes", "transpose_copy": "transpose",
+                     "unfold_copy": "unfold", "unsqueeze_copy": "unsqueeze", "view_copy": "reshape",
+                     "unsafe_chunk": "chunk", "unsafe_split": "split"}.items():
+    EXPLICIT[_copy] = EXPLICIT[_view]
+# nn.functional ops that torch also has at the top level take the same arguments there.
+for _name in ("pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"):
+    EXPLICIT[_name] = _NN_FUNCTIONAL[_name]
+
 
 # Ops whose values are random (or uninitialised): compare types, dtypes and shapes only.
-RANDOM_OPS = {"poisson", "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
+RANDOM_OPS = {"poisson", "resize_as_", "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
               "exponential_", "geometric_", "log_normal_", "random_", "rand", "randn", "randint",
               "randperm", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
               "new_empty", "empty_strided", "new_empty_strided"}
@@ -128,6 +141,7 @@ DUNDER_BASE = {
     "mod": "remainder", "pow": "pow", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
     "matmul": "matmul", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
     "abs": "abs", "neg": "neg", "pos": "positive", "invert": "bitwise_not",
+    **surface_specs.DUNDER_ADDITIONS,
 }
 
 # Ops that may only be called with a fixed set of arguments or that torch's CPU build cannot run.
@@ -145,4 +159,6 @@ NOT_COVERED = {
     "printoptions": "printing", "get_printoptions": "printing", "set_printoptions": "printing",
     "load": "serialization (files)", "save": "serialization (files)",
     **added_specs.NOT_COVERED,
+    "__reversed__": "Python's reversed(); tests/ops/test_surface_additions.py",
+    "as_strided_scatter": "torch's own gradient of it fails its gradcheck; tests/ops/test_surface_additions.py",
 }

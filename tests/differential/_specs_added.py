@@ -1,10 +1,10 @@
 """Argument generators for ops added to the op table with the API-surface work: matrix functions
 (cholesky family, matrix powers and exponentials, log-determinants), gamma-family functions with an
-order argument, grids and repeats, and index grids (``sig(b) -> (args, kwargs)``, as in
+order argument, grids, repeats and truth values (``sig(b) -> (args, kwargs)``, as in
 :mod:`_op_specs`)."""
 import numpy as np
 
-from ._inputs import FLOAT_DTYPES
+from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import _kw
 from ._specs_linalg import _mat_dtype, square_matrix
 
@@ -43,7 +43,7 @@ def matrix_power(b):
 
 
 def polygamma(b):
-    x = b.tensor(pool=FLOAT_DTYPES if b.chance(0.9) else None)
+    x = b.tensor(pool=FLOAT_DTYPES if b.chance(0.9) else ALL_DTYPES)
     return [str(b.int_in(0, 3)), x], {}
 
 
@@ -80,9 +80,9 @@ def repeat_interleave(b):
     return [x, str(b.int_in(0, 3))], _kw(dim=str(b.dim(len(shape))) if shape and b.chance(0.5) else None)
 
 
-def index_grid(b):
-    """``tril_indices(row, col, offset)`` / ``triu_indices``."""
-    return [str(b.int_in(0, 5)), str(b.int_in(0, 5))], _kw(offset=str(b.int_in(-3, 3)) if b.chance(0.6) else None)
+def is_nonzero(b):
+    """Mostly one-element tensors (the others raise)."""
+    return [b.tensor((1,) * b.int_in(0, 2) if b.chance(0.8) else None)], {}
 
 
 SPECS = {
@@ -90,7 +90,7 @@ SPECS = {
     "matrix_exp": square_matrix, "logdet": square_matrix, "slogdet": square_matrix,
     "matrix_power": matrix_power, "polygamma": polygamma, "polygamma_": polygamma_,
     "mvlgamma": mvlgamma, "mvlgamma_": mvlgamma_, "meshgrid": meshgrid,
-    "repeat_interleave": repeat_interleave, "tril_indices": index_grid, "triu_indices": index_grid,
+    "repeat_interleave": repeat_interleave, "is_nonzero": is_nonzero,
 }
 
 NOT_COVERED = {
