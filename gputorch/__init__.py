@@ -7,6 +7,7 @@ from ._dtype import (bool, can_cast, double, dtype, float, float16, float32, flo
 from ._device import device
 from ._device_context import get_default_device, set_default_device
 from ._size import Size
+from ._layouts import *  # noqa: F401,F403
 from ._tensor import Tensor
 from . import ops as _ops  # attaches Tensor methods
 from .ops.arithmetic import *  # noqa: F401,F403

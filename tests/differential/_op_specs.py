@@ -160,5 +160,6 @@ NOT_COVERED = {
     "load": "serialization (files)", "save": "serialization (files)",
     **added_specs.NOT_COVERED,
     "__reversed__": "Python's reversed(); tests/ops/test_surface_additions.py",
+    "layout": "a class, not an op", "memory_format": "a class, not an op",
     "as_strided_scatter": "torch's own gradient of it fails its gradcheck; tests/ops/test_surface_additions.py",
 }

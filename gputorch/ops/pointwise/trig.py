@@ -1,6 +1,6 @@
 """Trigonometric and hyperbolic functions: sin, cos, tan, their inverses (asin/arcsin, acos/arccos,
-atan/arctan), sinh, cosh and tanh, each with its in-place variant. (atan2 takes two inputs: see
-``binary.py``.)
+atan/arctan), sinh, cosh, tanh and their inverses (asinh/arcsinh, acosh/arccosh, atanh/arctanh), each
+with its in-place variant. (atan2 takes two inputs: see ``binary.py``.)
 """
 from ...autograd.node import Node
 from .._common import quiet_errors, xp_of
@@ -9,7 +9,8 @@ from ._common import _floating, define_unary_ops
 
 __all__ = ["sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh",
            "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_",
-           "sinh_", "cosh_", "tanh_"]
+           "sinh_", "cosh_", "tanh_", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh",
+           "asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_"]
 
 
 # ================================================================ trigonometric
@@ -113,6 +114,39 @@ class TanhBackward0(Node):
         return tanh_backward(grad, ctx.saved_result)
 
 
+class AsinhBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arcsinh(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (a * a + 1).rsqrt()
+
+
+class AcoshBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arccosh(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * ((a - 1) * (a + 1)).rsqrt()
+
+
+class AtanhBackward0(Node):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with quiet_errors():
+            return xp_of(a).arctanh(_floating(a))
+
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (1 - a * a).reciprocal()
+
+
 _UNARY = [
     # (node, names of the function/method, names of the in-place method)
     (SinBackward0, ("sin",), ("sin_",)),
@@ -124,6 +158,9 @@ _UNARY = [
     (SinhBackward0, ("sinh",), ("sinh_",)),
     (CoshBackward0, ("cosh",), ("cosh_",)),
     (TanhBackward0, ("tanh",), ("tanh_",)),
+    (AsinhBackward0, ("asinh", "arcsinh"), ("asinh_", "arcsinh_")),
+    (AcoshBackward0, ("acosh", "arccosh"), ("acosh_", "arccosh_")),
+    (AtanhBackward0, ("atanh", "arctanh"), ("atanh_", "arctanh_")),
 ]
 
 define_unary_ops(_UNARY, globals())
