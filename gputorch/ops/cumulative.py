@@ -7,7 +7,7 @@ closed under differentiation.
 import numpy as np
 
 from .. import _dtype, return_types
-from .._dispatch import apply
+from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
@@ -63,6 +63,13 @@ def cumsum(input, dim, *, dtype=None, out=None):
     result = apply(CumsumBackward0, input, wrap_dim(input, dim),
                    None if dtype is None else _dtype.to_dtype(dtype))
     return result if out is None else write_results(result, out)
+
+
+@tensor_method("cumsum_")
+def cumsum_(self, dim, *, dtype=None):
+    """In-place running sum along ``dim`` (the result keeps ``self``'s dtype)."""
+    return apply_inplace(CumsumBackward0, self, wrap_dim(self, dim), self._dtype if dtype is None
+                         else _dtype.to_dtype(dtype))
 
 
 # ---------------------------------------------------------------------------- cumprod
@@ -130,6 +137,14 @@ def cumprod(input, dim, *, dtype=None, out=None):
         input = input.to(_dtype.to_dtype(dtype))
     result = apply(CumprodBackward0, input, wrap_dim(input, dim))
     return result if out is None else write_results(result, out)
+
+
+@tensor_method("cumprod_")
+def cumprod_(self, dim, *, dtype=None):
+    """In-place running product along ``dim``."""
+    if dtype is not None and _dtype.to_dtype(dtype) is not self._dtype:
+        raise RuntimeError(f"cumprod_: dtype {dtype} does not match the tensor's dtype {self._dtype}")
+    return apply_inplace(CumprodBackward0, self, wrap_dim(self, dim))
 
 
 # ---------------------------------------------------------------------------- logcumsumexp
