@@ -177,6 +177,16 @@ class Tensor:
         return self._device.type == "cpu"
 
     @property
+    def is_xpu(self):
+        """False: gputorch has no Intel GPU backend (programs test ``is_cuda or is_xpu``)."""
+        return False
+
+    @property
+    def is_mps(self):
+        """False: gputorch has no Apple GPU backend."""
+        return False
+
+    @property
     def is_meta(self):
         return self._device.type == "meta"
 

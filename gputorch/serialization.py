@@ -96,8 +96,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     """
     if mmap and not isinstance(f, (str, os.PathLike)):
         raise ValueError("f must be a file path in order to use the mmap argument")
-    if weights_only is None:
-        weights_only = pickle_module is None
+    if weights_only is None:   # PyTorch's environment switch for trusted files of older programs
+        weights_only = pickle_module is None and os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0") in (
+            "0", "", "false", "False")
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if pickle_module is None:

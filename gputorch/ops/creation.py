@@ -4,6 +4,8 @@ and eye.
 
 Random sampling lives in ``sampling.py``; DLPack exchange in ``gputorch/utils/dlpack.py``.
 """
+import array
+import collections.abc
 import math
 import numbers
 import warnings
@@ -109,6 +111,13 @@ def _numpy_dtype(np_dtype):
     return d
 
 
+def _other_sequence(data):
+    """Whether ``data`` is a sequence other than list/tuple/range that PyTorch also reads element by
+    element (``collections.deque``, ``array.array``, ``UserList``, ...); strings are not."""
+    return (isinstance(data, (collections.abc.Sequence, array.array))
+            and not isinstance(data, (str, bytes, bytearray, memoryview)))
+
+
 def _infer_dtype(data):
     """PyTorch's dtype for ``data``: the promotion of its elements' types (Python bools, ints
     and floats give bool, int64 and the default float; NumPy values and tensors keep theirs).
@@ -118,7 +127,7 @@ def _infer_dtype(data):
     d = _scalar_dtype(data)
     if d is not None:
         return d
-    if isinstance(data, (list, tuple, range)):
+    if isinstance(data, (list, tuple, range)) or _other_sequence(data):
         types = set(map(type, data))
         if types <= _PY_SCALARS:      # the common flat case, decided without a Python loop
             if not types:

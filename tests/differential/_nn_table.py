@@ -72,6 +72,7 @@ MODULES_NOT_COVERED = {
     "TripletMarginWithDistanceLoss": "takes a Python callable; covered in tests/nn/test_loss.py",
     "AdaptiveLogSoftmaxWithLoss": "cutoffs and a target; parity in tests/nn/test_adaptive.py",
     "CrossMapLRN2d": "torch's legacy LRN; parity in tests/nn/test_local_response_norm.py",
+    "DataParallel": "a one-device wrapper of another module; tests/nn/test_parallel.py",
 }
 for _dims in ("1d", "2d", "3d"):
     for _kind in ("ZeroPad", "ConstantPad", "ReflectionPad", "ReplicationPad", "CircularPad"):

@@ -380,3 +380,12 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+def __getattr__(name):
+    """``MultiheadAttention`` under this module's path too (PyTorch defines it in activation.py;
+    programs and pickles name it there), without importing transformer.py at import time."""
+    if name == "MultiheadAttention":
+        from .transformer import MultiheadAttention
+        return MultiheadAttention
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

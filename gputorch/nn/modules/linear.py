@@ -113,3 +113,8 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The Linear of ``MultiheadAttention.out_proj`` (its own class name and module path, as in
+    PyTorch, so that pickled models and ``safe_globals`` lists name it the same way)."""

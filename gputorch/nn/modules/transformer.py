@@ -18,16 +18,12 @@ from ..parameter import Parameter
 from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
-from .linear import Linear
+from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The Linear of ``MultiheadAttention.out_proj`` (its own class name, as in PyTorch)."""
 
 
 class MultiheadAttention(Module):
