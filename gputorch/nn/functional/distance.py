@@ -70,6 +70,8 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
+    if input.shape[1] == 0:   # distances between empty rows are 0 for every p (inf included)
+        return input.new_zeros((n * (n - 1) // 2,)) + 0 * input.sum()   # (still in the graph)
     first = [i for i in range(n) for _ in range(i + 1, n)]
     second = [j for i in range(n) for j in range(i + 1, n)]
     dev = input.device
