@@ -20,6 +20,13 @@ def check_operand(name, value, arg="other"):
         raise TypeError(f"{name}(): argument '{arg}' must be Tensor or Number, not {type(value).__name__}")
 
 
+def require_tensor(name, value, arg="input", position=1):
+    """PyTorch's TypeError when a function's tensor argument is something else."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
+
+
 def as_number(x):
     """NumPy scalars become Python numbers (so they promote like Python scalars)."""
     return x.item() if isinstance(x, (np.generic,)) else x

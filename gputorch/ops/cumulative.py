@@ -144,6 +144,10 @@ def cumprod_(self, dim, *, dtype=None):
     """In-place running product along ``dim``."""
     if dtype is not None and _dtype.to_dtype(dtype) is not self._dtype:
         raise RuntimeError(f"cumprod_: dtype {dtype} does not match the tensor's dtype {self._dtype}")
+    if self._dtype is _dtype.bool and self._data.size:
+        raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
+    if self._dtype._category != 2:   # integer products are computed in the tensor's own dtype
+        return self.copy_(cumprod(self, dim))
     return apply_inplace(CumprodBackward0, self, wrap_dim(self, dim))
 
 

@@ -1,6 +1,7 @@
 """Questions about a tensor that PyTorch also asks as functions: ``is_tensor``, ``numel``,
 ``is_floating_point``, ``is_complex``, ``is_nonzero``."""
 from .._tensor import Tensor
+from ._common import require_tensor
 from .registry import tensor_method
 
 __all__ = ["is_tensor", "numel", "is_floating_point", "is_complex", "is_nonzero"]
@@ -11,34 +12,29 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
-def _check_tensor(name, input):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-
-
 def numel(input):
     """The number of elements of ``input``."""
-    _check_tensor("numel", input)
+    require_tensor("numel", input)
     return input.numel()
 
 
 def is_floating_point(input):
     """Whether ``input``'s dtype is a floating-point type."""
-    _check_tensor("is_floating_point", input)
+    require_tensor("is_floating_point", input)
     return input.dtype.is_floating_point
 
 
 @tensor_method("is_complex")
 def is_complex(input):
     """Whether ``input``'s dtype is complex (gputorch has no complex dtypes yet: always False)."""
-    _check_tensor("is_complex", input)
+    require_tensor("is_complex", input)
     return False
 
 
 @tensor_method("is_nonzero")
 def is_nonzero(input):
     """The truth value of a one-element tensor (PyTorch's errors for none or several elements)."""
-    _check_tensor("is_nonzero", input)
+    require_tensor("is_nonzero", input)
     n = input.numel()
     if n == 0:
         raise RuntimeError("Boolean value of Tensor with no values is ambiguous")

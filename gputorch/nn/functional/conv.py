@@ -257,7 +257,7 @@ def _prepare(fname, n, input, weight, bias, stride, padding, dilation, groups, t
             raise RuntimeError("output padding must be smaller than either stride or dilation, but got "
                                + " ".join(parts))
         out = [(spatial[d] - 1) * stride[d] - sum(pads[d]) + kernel[d] + output_padding[d] for d in range(k)]
-        if any(o < 0 for o in out):
+        if any(o < 1 for o in out):
             raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, spatial))}). Calculated "
                                f"output size per channel: ({' x '.join(map(str, out))}). Output size is too small")
     else:

@@ -7,7 +7,7 @@ import numbers
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import write_out, xp_of
+from .._common import stored_scalar, write_out, xp_of
 from ..registry import tensor_method
 from ._common import _int_args
 
@@ -237,7 +237,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("dimensions must larger than 1")
     if len(shape) > 2 and len(set(shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    return apply_inplace(FillDiagonalBackward0, self, fill_value, bool(wrap))
+    return apply_inplace(FillDiagonalBackward0, self, stored_scalar(fill_value, self._dtype), bool(wrap))
 
 
 @tensor_method("diagflat")

@@ -9,6 +9,7 @@ from ... import _dispatch
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...backends.cpu import keep_zero_dim
+from .._common import require_tensor
 from ..registry import tensor_method
 from ._common import _int_args
 from .reshaping import squeeze, unsqueeze
@@ -93,6 +94,7 @@ def resize_(self, *sizes, memory_format=None):
 @tensor_method("resize_as_")
 def resize_as_(self, the_template, memory_format=None):
     """``resize_`` to ``the_template``'s shape."""
+    require_tensor("resize_as_", self)
     if not isinstance(the_template, Tensor):
         raise TypeError(f"resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
                         f"{type(the_template).__name__}")

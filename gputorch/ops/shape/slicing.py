@@ -8,7 +8,7 @@ import numbers
 from ..._dispatch import apply, apply_view
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import xp_of
+from .._common import require_tensor, xp_of
 from ..registry import tensor_method
 from .joining import cat, stack
 from .view_nodes import DiagonalBackward0, SelectBackward0, SliceBackward0, _DiagonalOf, sub_view
@@ -261,6 +261,7 @@ def select_scatter(input, src, dim, index):
 @tensor_method("slice_scatter")
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """A copy of ``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src``."""
+    require_tensor("slice_scatter", input)
     d = input._wrap_dim(dim)
     key = (slice(None),) * d + (slice(start, end, step),)
     return scatter_into(input, lambda t: sub_view(SliceBackward0, t, key), src)

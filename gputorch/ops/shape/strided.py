@@ -11,7 +11,7 @@ import numpy as np
 from ..._dispatch import apply_view
 from ..._tensor import Tensor
 from ...autograd.node import Node
-from .._common import xp_of
+from .._common import require_tensor, xp_of
 from ..registry import tensor_method
 
 __all__ = ["as_strided", "as_strided_scatter", "is_same_size"]
@@ -160,6 +160,7 @@ def is_set_to(self, tensor):
 @tensor_method("is_same_size")
 def is_same_size(input, other):
     """Whether ``input`` and ``other`` have the same shape."""
+    require_tensor("is_same_size", input)
     if not isinstance(other, Tensor):
         raise TypeError(f"is_same_size(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return input._data.shape == other._data.shape
