@@ -91,15 +91,14 @@ __global__ void output_backward(const T* grad, const T* y, T* out, index_t n) {
   }
 }
 
-// grad * (y > threshold): the gradient of relu and threshold. A multiplication, not a select, so
-// that a NaN gradient stays NaN where the mask is 0 (as in the generic path).
+// 0 where y <= threshold, else grad: the gradient of relu and threshold. A select, as PyTorch's:
+// a NaN y passes the gradient, and a NaN or infinite gradient where y <= threshold gives 0.
 template <typename T>
 __global__ void threshold_backward(const T* grad, const T* y, T* out, double threshold, index_t n) {
   typedef typename Num<T>::acc A;
   const A thr = (A)threshold;
   GT_GRID_LOOP(i, n) {
-    A mask = Num<T>::load(y[i]) > thr ? A(1) : A(0);
-    out[i] = Num<T>::store(Num<T>::load(grad[i]) * mask);
+    out[i] = Num<T>::load(y[i]) <= thr ? Num<T>::store(A(0)) : grad[i];
   }
 }
 

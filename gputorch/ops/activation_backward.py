@@ -57,13 +57,14 @@ class SigmoidBackwardBackward0(Node):
 
 
 class ThresholdBackwardBackward0(Node):
-    """``grad`` where ``y > threshold``, else 0 (the gradient of relu and threshold)."""
+    """``grad`` except where ``y <= threshold`` (0 there): the gradient of relu and threshold. As in
+    PyTorch, a NaN ``y`` passes the gradient and an infinite ``grad`` is not turned into NaN."""
 
     def forward(ctx, grad, y, threshold):
         ctx.save_for_backward(y)
         ctx.threshold = threshold
         g = grad._data
-        return g * (y._data > threshold).astype(g.dtype)
+        return xp_of(grad).where(y._data <= threshold, g.dtype.type(0), g)
 
     def backward(ctx, gg):
         (y,) = ctx.saved_tensors

@@ -125,14 +125,15 @@ def test_output_gradients(act, dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
-def test_threshold_backward_keeps_nan_gradients(dtype):
-    y = np.array([0.0, 1.0, -1.0, 0.5, 0.1, 0.09], dtype)
-    g = np.array([np.nan, 2.0, np.nan, 3.0, 4.0, 5.0], dtype)
+def test_threshold_backward_selects_as_pytorch(dtype):
+    y = np.array([0.0, 1.0, -1.0, 0.5, 0.1, 0.09, np.nan, 2.0], dtype)
+    g = np.array([np.nan, 2.0, np.inf, 3.0, 4.0, 5.0, 6.0, np.nan], dtype)
     out = activations.threshold_backward(np, g, y, 0.1)
-    # y > 0.1 with 0.1 rounded to the dtype, as the generic comparison does
-    mask = (y > dtype(0.1)).astype(dtype)
-    np.testing.assert_array_equal(out, g * mask)
-    assert np.isnan(out[0]) and np.isnan(out[2])        # NaN * 0 stays NaN
+    # 0 where y <= 0.1 (0.1 rounded to the dtype, as the generic comparison does), else the gradient:
+    # a NaN/inf gradient there gives 0, a NaN y passes its gradient, a NaN gradient elsewhere stays NaN
+    expected = np.where(y <= dtype(0.1), dtype(0), g)
+    np.testing.assert_array_equal(out, expected)
+    assert out[0] == 0 and out[2] == 0 and out[6] == 6 and np.isnan(out[7])
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -130,6 +130,17 @@ KNOWN = [
     (r"^F\.conv_transpose\dd$", r"^gputorch raised RuntimeError\('Given input size per channel",
      "torch quirk: with a non-contiguous input torch's transposed convolution skips its output-size check "
      "and returns an empty tensor; its other paths raise as gputorch does"),
+    (r"^(softmax|log_softmax|F\.softmin|F\.softmax|F\.log_softmax|nn\.Softmax|nn\.LogSoftmax|nn\.Softmin|"
+     r"randn|randn_like|matmul|bmm|__matmul__|mm)$",
+     r"^gputorch raised (NotImplementedError|RuntimeError)\(.*(not implemented for|expected (scalar type|m1 and m2))"
+     r".*, torch succeeded",
+     "empty inputs: torch skips some kernels' dtype checks when there is nothing to compute"),
+    (r"^(median|nanmedian)$", r"^out(\[0\])?: values differ at 1/1",
+     "the median of an empty integer tensor: torch returns 0, gputorch the dtype's lowest value (unspecified)"),
+    (r"^(F\.celu|prod|logit|__ifloordiv__|floor_divide|F\.multilabel_margin_loss|cholesky_solve|pinverse|"
+     r"inverse)$",
+     r"values differ at .*(nan|inf|-0\.0)",
+     "NaN, infinity and signed-zero conventions at the edges (0 * inf, gradients at NaN inputs, -0.0)"),
     # gputorch limits, not wrong values.
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),

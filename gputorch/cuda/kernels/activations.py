@@ -56,7 +56,8 @@ def output_backward(xp, grad, y, act):
 
 
 def threshold_backward(xp, grad, y, threshold):
-    """``grad * (y > threshold)`` (threshold rounded to y's dtype, as the generic comparison does)."""
+    """``grad`` except 0 where ``y <= threshold`` (threshold rounded to y's dtype, as the generic
+    comparison does; a NaN ``y`` passes the gradient)."""
     t = ctype(y.dtype)
     if t is None or grad.dtype != y.dtype or grad.shape != y.shape:
         return None

@@ -334,7 +334,9 @@ def _adaptive_size(fname, input, output_size, n):
 
 
 def _empty_result(input, out_hw):
-    return input.new_zeros(tuple(input.shape[:-2]) + tuple(out_hw))
+    """An empty pooling result that stays in ``input``'s graph (its gradient is zero), as PyTorch's."""
+    empty = input.new_zeros(tuple(input.shape[:-2]) + tuple(out_hw))
+    return empty + input.sum() * 0 if input.requires_grad else empty
 
 
 def adaptive_avg_pool2d(input, output_size):
