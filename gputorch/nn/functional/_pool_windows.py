@@ -74,7 +74,8 @@ def max_pool(xp, x, kernel, stride, padding, dilation, out_hw, with_taps=True):
     else:
         out = xp.full(lead + tuple(out_hw), _lowest(x.dtype), dtype=x.dtype)
         rest = taps
-    win = xp.zeros(out.shape, dtype=tap_dtype) if with_taps else None
+    # the running winner starts at the first tap read (with padding, tap 0 may read no input at all)
+    win = xp.full(out.shape, first_t if covered else 0, dtype=tap_dtype) if with_taps else None
     for t, region, src in rest:
         v = x[(..., *src)]
         m = out[(..., *region)]
