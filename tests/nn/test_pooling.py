@@ -8,7 +8,7 @@ import gputorch
 from gputorch import nn
 from gputorch.autograd import gradcheck, gradgradcheck
 from gputorch.nn import functional as F
-from tests._helpers import assert_close
+from tests._helpers import assert_close, to_numpy
 
 RTOL, ATOL = 1e-10, 1e-12
 
@@ -335,3 +335,16 @@ def test_functional_errors_match_torch(device):
         F.adaptive_avg_pool2d(gputorch.zeros(1, 2, 4, 4, dtype=gputorch.int64, device=device), 2)
     with pytest.raises(TypeError, match="must be Tensor"):
         F.max_pool2d([1.0], 2)
+
+
+@pytest.mark.parametrize("kernel,padding", [(3, 1), ((1, 3), (0, 1))])
+def test_max_pool_index_when_the_first_real_element_wins_beside_padding(kernel, padding, device):
+    # The first window starts in the padding; its maximum is its first real element (index 0).
+    torch = pytest.importorskip("torch")
+    data = np.array([[[[-0.05, -4.82, -1.59], [0.3, -0.2, 0.1]]]], dtype=np.float32)
+    out, idx = F.max_pool2d(gputorch.tensor(data, device=device), kernel, stride=kernel, padding=padding,
+                            return_indices=True)
+    ref, ref_idx = torch.nn.functional.max_pool2d(torch.tensor(data), kernel, stride=kernel, padding=padding,
+                                                  return_indices=True)
+    assert_close(out, ref, 0, 0)
+    assert to_numpy(idx).tolist() == ref_idx.numpy().tolist()
