@@ -957,3 +957,8 @@ def test_setstate_fills_missing_hook_dicts():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         fresh(gputorch.ones(1, 2))
+
+
+def test_share_memory_refuses_rather_than_training_copies():
+    with pytest.raises(NotImplementedError, match="shared memory"):
+        gputorch.nn.Linear(2, 2).share_memory()

@@ -623,8 +623,11 @@ class Module:
                 grad.zero_()
 
     def share_memory(self):
-        """PyTorch moves storage to shared memory; gputorch keeps it as it is."""
-        return self
+        """PyTorch moves the parameters' storage to shared memory so that worker processes train one
+        model (Hogwild). gputorch cannot yet: rather than let each process silently train its own
+        copy, this raises."""
+        raise NotImplementedError("Module.share_memory(): gputorch cannot put tensors in shared memory yet; "
+                                  "processes started after this would each train their own copy of the model")
 
     def apply(self, fn):
         """Call ``fn(module)`` on every child (recursively), then on ``self``; returns ``self``."""
