@@ -12,7 +12,7 @@ from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute",
-           "reciprocal", "square"]
+           "reciprocal", "square", "float_power", "positive"]
 
 
 
@@ -429,6 +429,14 @@ def pow(input, exponent, *, out=None):
     return _maybe_out(apply(PowBackward0, input, exponent), out)
 
 
+@tensor_method("float_power")
+def float_power(input, exponent, *, out=None):
+    """``input ** exponent`` computed in double precision (float64 result), as PyTorch's."""
+    _binary_check("float_power", input, exponent)
+    wide = [x.to(_dtype.float64) if isinstance(x, Tensor) else float(x) for x in (input, exponent)]
+    return _maybe_out(pow(*wide), out)
+
+
 @tensor_method("neg", "negative", "__neg__")
 def neg(input, *, out=None):
     return _maybe_out(apply(NegBackward0, input), out)
@@ -517,6 +525,8 @@ tensor_method("__rtruediv__", "__rdiv__")(reflected(div))
 tensor_method("__rfloordiv__")(reflected(floor_divide))
 tensor_method("__rmod__")(reflected(remainder))
 tensor_method("__rpow__")(reflected(pow))
+
+
 @tensor_method("__pos__", "positive")
 def positive(input):
     """``+input``: the tensor itself (refused for bool, as in PyTorch)."""

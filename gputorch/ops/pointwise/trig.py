@@ -2,15 +2,18 @@
 atan/arctan), sinh, cosh, tanh and their inverses (asinh/arcsinh, acosh/arccosh, atanh/arctanh), each
 with its in-place variant. (atan2 takes two inputs: see ``binary.py``.)
 """
+import math
+
 from ...autograd.node import Node
 from .._common import quiet_errors, xp_of
 from ..activation_backward import tanh_backward
+from ..registry import tensor_method
 from ._common import _floating, define_unary_ops
 
 __all__ = ["sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh",
            "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_",
            "sinh_", "cosh_", "tanh_", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh",
-           "asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_"]
+           "asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_", "deg2rad", "rad2deg"]
 
 
 # ================================================================ trigonometric
@@ -164,3 +167,16 @@ _UNARY = [
 ]
 
 define_unary_ops(_UNARY, globals())
+
+
+@tensor_method("deg2rad")
+def deg2rad(input):
+    """Degrees to radians (integers and bools give the default float dtype); a composite, so
+    differentiable."""
+    return input * (math.pi / 180.0)
+
+
+@tensor_method("rad2deg")
+def rad2deg(input):
+    """Radians to degrees (integers and bools give the default float dtype)."""
+    return input * (180.0 / math.pi)
