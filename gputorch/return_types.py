@@ -24,6 +24,7 @@ mode = _structseq("mode")
 cummax = _structseq("cummax")
 cummin = _structseq("cummin")
 histogram = _structseq("histogram", ("hist", "bin_edges"))
+frexp = _structseq("frexp", ("mantissa", "exponent"))
 
 # linear algebra (gputorch.linalg and the top-level decompositions)
 linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))

@@ -8,6 +8,7 @@
 - ``clamping``: clamp/clip, clamp_min, clamp_max, nan_to_num
 - ``interpolation``: lerp
 - ``binary``: maximum, minimum, fmax, fmin, atan2, hypot, logaddexp, logaddexp2, xlogy
+- ``number_parts``: gcd, lcm, copysign, heaviside, nextafter, ldexp, frexp
 - ``_common``: the helpers they share
 
 Integer and bool inputs to floating functions give the default float dtype, as in
@@ -17,13 +18,15 @@ output (exp, sqrt, tanh, sigmoid, relu, ...) save the output (``saves_result``).
 
 Importing this package defines every function here and registers its Tensor methods.
 """
-from . import activations, binary, clamping, error_functions, exp_log, interpolation, rounding, trig
+from . import (activations, binary, clamping, error_functions, exp_log, interpolation, number_parts, rounding,
+               trig)
 from .activations import *  # noqa: F401,F403
 from .binary import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from .error_functions import *  # noqa: F401,F403
 from .exp_log import *  # noqa: F401,F403
 from .interpolation import *  # noqa: F401,F403
+from .number_parts import *  # noqa: F401,F403
 from .rounding import *  # noqa: F401,F403
 from .trig import *  # noqa: F401,F403
 # in-place functions that are Tensor methods but not in torch's namespace (so not in __all__)
@@ -48,4 +51,4 @@ from .trig import (AcosBackward0, AsinBackward0, AtanBackward0, CosBackward0,  #
                    CoshBackward0, SinBackward0, SinhBackward0, TanBackward0, TanhBackward0)
 
 __all__ = [*exp_log.__all__, *trig.__all__, *activations.__all__, *error_functions.__all__,
-           *rounding.__all__, *clamping.__all__, *interpolation.__all__, *binary.__all__]
+           *rounding.__all__, *clamping.__all__, *interpolation.__all__, *binary.__all__, *number_parts.__all__]
