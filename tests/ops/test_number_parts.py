@@ -8,8 +8,12 @@ from tests._helpers import assert_close
 
 
 def _both(device):
+    """torch, and ``make(lib, data, **kw)``: a tensor of either library (gputorch's on ``device``)."""
     torch = pytest.importorskip("torch")
-    return torch, (lambda lib, data, **kw: lib.tensor(data, **({"device": device} if lib is gputorch else {}), **kw))
+
+    def make(lib, data, **kw):
+        return lib.tensor(data, device=device, **kw) if lib is gputorch else lib.tensor(data, **kw)
+    return torch, make
 
 
 def test_integer_and_step_functions(device):
