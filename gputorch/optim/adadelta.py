@@ -1,9 +1,7 @@
 """Adadelta: step sizes from running averages of squared gradients and squared updates."""
 from .._tensor import Tensor
-from ..ops.creation import zeros_like
 from .adam import steps_as_tensors
-from .optimizer import (Optimizer, add_scaled, apply_update, as_float, check_flags, increment_step,
-                        new_step_counter)
+from .optimizer import Optimizer, add_scaled, apply_update, as_float, check_flags
 
 __all__ = ["Adadelta", "adadelta_update"]
 
@@ -83,16 +81,7 @@ class Adadelta(Optimizer):
             params = self._params_with_grad(group, "Adadelta")
             if not params:
                 continue
-            square_avgs, acc_deltas = [], []
-            for p in params:
-                state = self._param_state(p)
-                if len(state) == 0:
-                    state["step"] = new_step_counter()
-                    state["square_avg"] = zeros_like(p)
-                    state["acc_delta"] = zeros_like(p)
-                increment_step(state["step"])
-                square_avgs.append(state["square_avg"]._data)
-                acc_deltas.append(state["acc_delta"]._data)
+            (square_avgs, acc_deltas), _ = self._step_states(params, ("square_avg", "acc_delta"))
             apply_update(adadelta_update, params, [p._grad._data for p in params], square_avgs, acc_deltas,
                          lr=as_float(group["lr"]), rho=group["rho"], eps=group["eps"],
                          weight_decay=group["weight_decay"], maximize=group["maximize"])

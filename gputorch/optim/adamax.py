@@ -1,10 +1,8 @@
 """Adamax: Adam with the infinity norm of past gradients in place of their root mean square."""
 from .._tensor import Tensor
-from ..ops.creation import zeros_like
 from .adam import steps_as_tensors
 from .nadam import check_beta_range
-from .optimizer import (Optimizer, add_scaled, apply_update, as_float, check_flags, increment_step,
-                        lerp_, new_step_counter)
+from .optimizer import Optimizer, add_scaled, apply_update, as_float, check_flags, lerp_
 
 __all__ = ["Adamax", "adamax_update"]
 
@@ -81,16 +79,7 @@ class Adamax(Optimizer):
             params = self._params_with_grad(group, "Adamax")
             if not params:
                 continue
-            exp_avgs, exp_infs, steps = [], [], []
-            for p in params:
-                state = self._param_state(p)
-                if len(state) == 0:
-                    state["step"] = new_step_counter()
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_inf"] = zeros_like(p)
-                exp_avgs.append(state["exp_avg"]._data)
-                exp_infs.append(state["exp_inf"]._data)
-                steps.append(increment_step(state["step"]))
+            (exp_avgs, exp_infs), steps = self._step_states(params, ("exp_avg", "exp_inf"))
             beta1, beta2 = group["betas"]
             apply_update(adamax_update, params, [p._grad._data for p in params], exp_avgs, exp_infs, steps,
                          beta1=beta1, beta2=beta2, lr=as_float(group["lr"]), weight_decay=group["weight_decay"],

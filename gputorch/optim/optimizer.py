@@ -28,7 +28,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..autograd.grad_mode import enable_grad
-from ..ops.creation import zeros
+from ..ops.creation import zeros, zeros_like
 from ..utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook",
@@ -357,6 +357,25 @@ class Optimizer:
                                    "move the gradient with the parameter (nn.Module.to does both)")
             params.append(p)
         return params
+
+    def _step_states(self, params, buffers):
+        """The per-step state of ``params`` for optimizers whose state is a ``step`` counter and
+        zero-initialised buffers named ``buffers`` (created at a parameter's first step, in that
+        key order, PyTorch's state_dict layout). Increments every counter and returns
+        ``(arrays, steps)``: one list of backend arrays per buffer name, aligned with ``params``,
+        and the step counts after this step."""
+        arrays = [[] for _ in buffers]
+        steps = []
+        for p in params:
+            state = self._param_state(p)
+            if len(state) == 0:
+                state["step"] = new_step_counter()
+                for name in buffers:
+                    state[name] = zeros_like(p)
+            for column, name in zip(arrays, buffers):
+                column.append(state[name]._data)
+            steps.append(increment_step(state["step"]))
+        return arrays, steps
 
     def _param_state(self, p, scalar_keys=("step",)):
         """``self.state[p]``, with its tensors moved to ``p``'s device and float dtype if ``p`` moved;

@@ -1,10 +1,8 @@
 """RAdam: Adam whose adaptive step is switched on, and rectified, once the variance estimate is reliable."""
 from .._tensor import Tensor
-from ..ops.creation import zeros_like
 from .adam import steps_as_tensors
 from .nadam import check_beta_range
-from .optimizer import (Optimizer, add_scaled, apply_update, as_float, check_flags, increment_step,
-                        lerp_, new_step_counter)
+from .optimizer import Optimizer, add_scaled, apply_update, as_float, check_flags, lerp_
 
 __all__ = ["RAdam", "radam_update"]
 
@@ -105,16 +103,7 @@ class RAdam(Optimizer):
             params = self._params_with_grad(group, "RAdam")
             if not params:
                 continue
-            exp_avgs, exp_avg_sqs, steps = [], [], []
-            for p in params:
-                state = self._param_state(p)
-                if len(state) == 0:
-                    state["step"] = new_step_counter()
-                    state["exp_avg"] = zeros_like(p)
-                    state["exp_avg_sq"] = zeros_like(p)
-                exp_avgs.append(state["exp_avg"]._data)
-                exp_avg_sqs.append(state["exp_avg_sq"]._data)
-                steps.append(increment_step(state["step"]))
+            (exp_avgs, exp_avg_sqs), steps = self._step_states(params, ("exp_avg", "exp_avg_sq"))
             beta1, beta2 = group["betas"]
             apply_update(radam_update, params, [p._grad._data for p in params], exp_avgs, exp_avg_sqs, steps,
                          beta1=beta1, beta2=beta2, lr=as_float(group["lr"]), weight_decay=group["weight_decay"],
