@@ -133,25 +133,36 @@ def _pool_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_mo
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
                            f"but got:{shape}")
     _check_dtype(fname, input)
-    out_hw = tuple(out_size(shape[-2 + d], kernel[d], stride[d], padding[d], padding[d], dilation[d], ceil_mode)
-                   for d in range(2))
-    if any(o < 1 for o in out_hw):
-        c, h, w = shape[-3:]
-        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
-                           f"({c}x{out_hw[0]}x{out_hw[1]}). Output size is too small")
-    return kernel, stride, padding, dilation, out_hw
+    return kernel, stride, padding, dilation, _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode)
+
+
+def _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode):
+    """The output sizes of the pooled (last ``len(kernel)``) dims of an input of ``shape``;
+    PyTorch's error when one is below 1."""
+    k = len(kernel)
+    out = tuple(out_size(shape[d - k], kernel[d], stride[d], padding[d], padding[d], dilation[d], ceil_mode)
+                for d in range(k))
+    if any(o < 1 for o in out):
+        sizes = tuple(shape[-k - 1:])
+        raise RuntimeError(f"Given input size: ({'x'.join(map(str, sizes))}). Calculated output size: "
+                           f"({'x'.join(map(str, sizes[:1] + out))}). Output size is too small")
+    return out
+
+
+def _max_pool_result(cls, input, geometry, return_indices):
+    """Run max-pool node ``cls`` with ``geometry`` ``(kernel, stride, padding, dilation, out)``:
+    ``(output, indices)`` with ``return_indices``, else the output."""
+    result = apply(cls, input, *geometry, bool(return_indices))
+    if return_indices:
+        return result
+    return result[0] if isinstance(result, tuple) else result
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     """``(output, indices)`` of :func:`max_pool2d`; indices are flat positions in each H*W plane."""
-    kernel, stride, padding, dilation, out_hw = _pool_geometry(
-        "max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    result = apply(MaxPool2DWithIndicesBackward0, input, kernel, stride, padding, dilation, out_hw,
-                   bool(return_indices))
-    if return_indices:
-        return result
-    return result[0] if isinstance(result, tuple) else result
+    geometry = _pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool_result(MaxPool2DWithIndicesBackward0, input, geometry, return_indices)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -496,15 +507,11 @@ def _pool3d_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_
     if any(s == 0 for s in shape[-4:]):
         raise RuntimeError(f"{fname}(): Expected input's non-batch dimensions to have positive length, but input "
                            f"has a shape of {shape}")
-    c, t, h, w = shape[-4:]
+    t, h, w = shape[-3:]
     if fname == "avg_pool3d" and any(sz < k for sz, k in zip((t, h, w), kernel)):
         raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kernel[0]} "
                            f"kH: {kernel[1]} kW: {kernel[2]})")
-    out = tuple(out_size(shape[-3 + d], kernel[d], stride[d], padding[d], padding[d], dilation[d], ceil_mode)
-                for d in range(3))
-    if any(o < 1 for o in out):
-        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
-                           f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+    out = _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode)
     _check_dtype_3d(fname, input)
     return kernel, stride, padding, dilation, out
 
@@ -512,13 +519,8 @@ def _pool3d_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=True):
     """``(output, indices)`` of :func:`max_pool3d`; indices are flat positions in each D*H*W volume."""
-    kernel, stride, padding, dilation, out = _pool3d_geometry(
-        "max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode)
-    result = apply(MaxPool3DWithIndicesBackward0, input, kernel, stride, padding, dilation, out,
-                   bool(return_indices))
-    if return_indices:
-        return result
-    return result[0] if isinstance(result, tuple) else result
+    geometry = _pool3d_geometry("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool_result(MaxPool3DWithIndicesBackward0, input, geometry, return_indices)
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
