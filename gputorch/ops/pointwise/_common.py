@@ -6,7 +6,7 @@ their in-place variants and Tensor methods.
 from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import _LEGACY_NAMES as _LEGACY, Tensor
-from .._common import write_out
+from .._common import require_tensor, write_out
 from ..registry import tensor_method
 
 
@@ -33,9 +33,8 @@ def _not_implemented(op, t):
 
 
 def _require_tensor(name, value, arg="other", position=2):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
-                        f"not {type(value).__name__}")
+    """:func:`~gputorch.ops._common.require_tensor` for a second (``other``) argument."""
+    require_tensor(name, value, arg, position)
 
 
 def _unary(cls):
