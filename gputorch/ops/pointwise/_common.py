@@ -5,7 +5,7 @@ their in-place variants and Tensor methods.
 """
 from ... import _dtype
 from ..._dispatch import apply, apply_inplace
-from ..._tensor import _LEGACY_NAMES as _LEGACY, Tensor
+from ..._tensor import _LEGACY_NAMES as _LEGACY
 from .._common import require_tensor, write_out
 from ..registry import tensor_method
 
