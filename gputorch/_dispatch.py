@@ -13,6 +13,7 @@ import traceback
 
 from . import _dtype
 from ._broadcast import broadcast_error
+from .backends.base import elements_share_memory
 from .backends.meta_mixing import REAL_AS_META
 from ._tensor import Tensor, _grad_edge
 from .autograd import anomaly_mode, grad_mode, saved_hooks
@@ -182,6 +183,8 @@ def apply_inplace(cls, self, *args, **params):
     if node is not None:
         _snapshot_saved_self(node, self, old_history)
     if out is not self._data:
+        if elements_share_memory(self._data):
+            raise RuntimeError(OVERLAP_MESSAGE)
         dev_ctx = self._device._ctx
         try:
             if dev_ctx is None:
@@ -210,7 +213,7 @@ def _inplace_output_error(self, args):
     """PyTorch's error for an in-place op whose output ``self`` is expanded (elements sharing memory)
     or smaller than the broadcast shape of the operands; None when ``self`` can take the result."""
     x = self._data
-    if x.size and any(stride == 0 and n > 1 for n, stride in zip(x.shape, x.strides)):
+    if elements_share_memory(x):
         return RuntimeError(OVERLAP_MESSAGE)
     shape = x.shape
     for a in args:

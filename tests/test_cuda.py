@@ -10,6 +10,7 @@ import gputorch
 from gputorch import random as grandom
 from gputorch.backends import cuda as cuda_backend
 from gputorch.backends.philox import PhiloxEngine
+from gputorch.cuda.kernels import _module as kernel_module
 
 NEEDS_NO_CUDA = pytest.mark.skipif(gputorch.cuda.is_available(), reason="CUDA is available here")
 
@@ -34,6 +35,11 @@ def _reset_cuda_state(monkeypatch):
             monkeypatch.setattr(dev, "_ctx", None)
     monkeypatch.setattr(grandom, "_device_generators", {})
     monkeypatch.setattr(grandom, "_seed_for_new", [None])
+    # The kernels' module cache keeps the CuPy it compiled with: a simulated one must not outlive
+    # the test (on a machine with a GPU, later kernels would get the simulated RawModule).
+    monkeypatch.setitem(kernel_module._state, "cupy", None)
+    monkeypatch.setattr(kernel_module, "_modules", {})
+    monkeypatch.setattr(kernel_module, "_functions", {})
 
 
 def test_queries_without_cuda(no_cuda):

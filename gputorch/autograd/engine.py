@@ -9,6 +9,7 @@ soon as the node has consumed it, and its saved tensors are released unless
 import heapq
 import sys
 
+from ..backends.base import elements_share_memory
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, grad_accumulator
 
@@ -403,7 +404,7 @@ def _owns_array(g):
     """Whether nothing but ``g`` references its array, which is no view and may be written."""
     arr = g._data
     return (sys.getrefcount(arr) == 3 and arr.base is None  # g's slot, ``arr`` and the call
-            and getattr(arr.flags, "writeable", True))
+            and getattr(arr.flags, "writeable", True) and not elements_share_memory(arr))
 
 
 def _accumulate(variable, g, create_graph, owned=False):

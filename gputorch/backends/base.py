@@ -8,6 +8,14 @@ first), or by an array-level update function such as ``gputorch.optim.adam.adam_
 """
 
 
+def elements_share_memory(x):
+    """True when several elements of the non-empty array ``x`` are one memory location (a
+    dimension of size > 1 with stride 0: an expanded tensor), so an in-place write into it is
+    PyTorch's overlap error. Read from the strides, not from NumPy's read-only flag: CuPy's
+    broadcast views are writable."""
+    return x.size > 1 and any(stride == 0 and n > 1 for n, stride in zip(x.shape, x.strides))
+
+
 class Backend:
     """What every backend provides.
 

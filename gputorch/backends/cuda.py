@@ -67,7 +67,8 @@ class CUDABackend(Backend):
             self._cupy, self._reason = _load_cupy()
             self._probed = True
             if self._cupy is not None:
-                self.xp = self._cupy
+                from .cupy_semantics import numpy_semantics
+                self.xp = numpy_semantics(self._cupy)
                 self.array_type = self._cupy.ndarray
                 from ..cuda.kernels import install   # the hand-written kernels (kernels/*.cu)
                 install(self)

@@ -132,6 +132,7 @@ from .simulated_cupy_memory import (MemoryPointer as _MemoryPointer, device_memo
                                     get_default_memory_pool, get_default_pinned_memory_pool, pools as _pools)
 from .simulated_cupy_kernels import RawKernel, RawModule  # noqa: E402
 from . import simulated_cupy_api as _api  # noqa: E402
+from . import simulated_cupy_semantics as _semantics  # noqa: E402
 from . import simulated_cupy_memory as _memory, simulated_cupy_kernels as _kernels  # noqa: E402
 
 _memory.install(cuda, _runtime)
@@ -275,6 +276,10 @@ def __getattr__(name):
     if name in _ALIASES:
         return _ALIASES[name]
     value = getattr(_np, name, _MISSING)
+    if name in _semantics.OVERRIDES:
+        if entry[0] == "ufunc":
+            return _UfuncProxy(f"cupy.{name}", value, entry[1], impl=_semantics.OVERRIDES[name])
+        return _adapt(f"cupy.{name}", _semantics.OVERRIDES[name], entry)
     if value is _MISSING or entry[0] == "module":
         raise AttributeError(f"cupy.{name} is not simulated (the simulated CuPy stands in for the part of CuPy "
                              f"that gputorch uses)")
@@ -288,9 +293,10 @@ class _UfuncProxy:
     """A CuPy ufunc: NumPy's, with CuPy's keywords and methods, device checks, and results on the
     current device."""
 
-    def __init__(self, qualname, ufunc, spec):
+    def __init__(self, qualname, ufunc, spec, impl=None):
         self._qualname = qualname
         self._ufunc = ufunc
+        self._impl = ufunc if impl is None else impl   # CuPy's arithmetic where it differs from NumPy's
         self.nin, self.nout, self._keywords = spec
         self.nargs = self.nin + self.nout
         self.__name__ = ufunc.__name__
@@ -306,14 +312,20 @@ class _UfuncProxy:
                 raise TypeError(f"Wrong arguments {wrong} for {self._qualname} (CuPy's ufuncs take only "
                                 f"{', '.join(self._keywords)})")
         _reject_host(list(args) + list(kwargs.values()), self._qualname)
-        return _call(self._ufunc, args, kwargs)
+        return _call(self._impl, args, kwargs)
 
     def __getattr__(self, name):
         spec = _api.UFUNC_METHODS.get(name, _MISSING)
         if spec is _MISSING:
             raise AttributeError(f"CuPy's ufunc {self._qualname} has no attribute {name!r}")
-        method = getattr(self._ufunc, name)
-        return _adapt(f"{self._qualname}.{name}", method, ("function", spec))
+        method = _adapt(f"{self._qualname}.{name}", getattr(self._ufunc, name), ("function", spec))
+        if name not in ("accumulate", "at"):
+            return method
+
+        def checked(*args, **kwargs):
+            _semantics.check_ufunc_method(f"{self._qualname}.{name}", self.__name__, name, args)
+            return method(*args, **kwargs)
+        return checked
 
     def __repr__(self):
         return f"<simulated ufunc '{self._qualname}'>"

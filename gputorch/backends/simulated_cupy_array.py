@@ -172,6 +172,14 @@ def _inplace(ufunc_name):
     return op
 
 
+def _raise_as_cupy(exc):
+    """Re-raise NumPy's indexing error ``exc`` as CuPy's error for the same mistake."""
+    error = _scp()._semantics.index_error_as_cupy(exc)
+    if error is None:
+        raise exc
+    raise error from None
+
+
 class ndarray:
     """``cupy.ndarray`` on a simulated device: ``ndarray(shape, dtype=float, memptr=None, strides=None,
     order='C')`` allocates uninitialised memory on the current device."""
@@ -344,11 +352,17 @@ class ndarray:
     def __getitem__(self, key):
         arrays = flatten_arrays(key if isinstance(key, tuple) else [key], [])
         check_current(arrays)
-        return wrap(self._a[unwrap(key)], self._device_id)
+        try:
+            return wrap(self._a[unwrap(key)], self._device_id)
+        except IndexError as e:
+            _raise_as_cupy(e)
 
     def __setitem__(self, key, value):
         check_current(flatten_arrays([key, value], []) + [self])
-        self._a[unwrap(key)] = unwrap(value)
+        try:
+            self._a[unwrap(key)] = unwrap(value)
+        except IndexError as e:
+            _raise_as_cupy(e)
 
     # ------------------------------------------------------------------ NumPy's protocols
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

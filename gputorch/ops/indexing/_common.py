@@ -5,6 +5,7 @@ dtype names PyTorch's messages print.
 import contextlib
 
 from ..._dispatch import OVERLAP_MESSAGE
+from ...backends.base import elements_share_memory
 from ..._tensor import Tensor
 from .._common import quiet_errors
 
@@ -20,6 +21,8 @@ def _on_device(t):
 
 def _write(xp, target, key, value, accumulate=False):
     """``target[key] = value`` (or ``+=`` with repeated indices adding up), with PyTorch's errors."""
+    if elements_share_memory(target):
+        raise RuntimeError(_OVERLAP)
     try:
         with quiet_errors():
             if accumulate:

@@ -184,6 +184,7 @@ def parse_index(self, key):
         if ellipses == 0:
             post.append(Ellipsis)
         return Index(tuple(post), False, None, view_cls, reshape_only)
+    _check_index_shapes(items)
     if not has_int:
         return Index(tuple(post))
     pre, rest = [], []
@@ -199,6 +200,29 @@ def parse_index(self, key):
     if ellipses == 0:
         pre.append(Ellipsis)
     return Index(tuple(rest), True, tuple(pre))
+
+
+def _check_index_shapes(items):
+    """PyTorch's IndexError when the index tensors' shapes do not broadcast together (checked here,
+    as NumPy and CuPy raise different errors for it). A mask stands for its ``nonzero()`` columns,
+    a bool for a 0- or 1-element index."""
+    shapes = []
+    for kind, value, n in items:
+        if kind == "adv":
+            shapes.append((int(value),) if isinstance(value, bool) else value.shape)
+        elif kind == "mask":
+            shapes.append(None)
+    if len(shapes) < 2:
+        return
+    if None in shapes:
+        masks = iter([(int(value.sum()),) * n for kind, value, n in items if kind == "mask"])
+        shapes = [s for shape in shapes for s in ([shape] if shape is not None else [(c,) for c in next(masks)])]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(str(list(s)) for s in shapes)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         f"{listed}") from None
 
 
 def _parse(self, key):
