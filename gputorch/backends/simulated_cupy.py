@@ -198,7 +198,8 @@ class _Namespace:
         table = _api.SUBMODULES.get(self._path, {})
         if name not in table:
             raise AttributeError(f"module 'cupy.{self._path}' has no attribute {name!r} (CuPy {_api.VERSION})")
-        return _adapt(f"cupy.{self._path}.{name}", getattr(self._module, name), table[name])
+        value = _semantics.OVERRIDES.get(f"{self._path}.{name}") or getattr(self._module, name)
+        return _adapt(f"cupy.{self._path}.{name}", value, table[name])
 
     def __repr__(self):
         return f"<simulated module 'cupy.{self._path}'>"

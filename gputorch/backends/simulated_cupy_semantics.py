@@ -6,7 +6,8 @@ run of the suite on an H200 found each of these). So the simulation does what Cu
 CUDA backend's NumPy-semantics layer (``cupy_semantics.py``) has to make up the difference on both:
 
 * ``broadcast_to`` gives a *writable* view (NumPy's is read-only), so only the strides say that
-  an expanded tensor's elements share memory;
+  an expanded tensor's elements share memory; ``broadcast_arrays`` passes Python numbers through
+  unchanged (NumPy makes 0-d arrays of them);
 * ``floor_divide`` of floating-point numbers is ``floor(x / y)`` and ``remainder`` (``mod``) is
   ``x - y * floor(x / y)``, not NumPy's ``fmod``-based ``divmod`` (they differ at infinities,
   and where the quotient rounds to an integer);
@@ -18,6 +19,8 @@ CUDA backend's NumPy-semantics layer (``cupy_semantics.py``) has to make up the 
   itself, which accepts some of them: on an H200 its ``maximum.at`` rounded float64 values to
   float32, and ``multiply.at`` broadcast its operands wrongly, so the simulation refuses them and
   gputorch never relies on them;
+* ``linalg.cholesky`` of a matrix that is not positive-definite raises nothing (its factor is
+  NaN here);
 * an advanced index whose index arrays do not broadcast together is a ValueError ("operands could
   not be broadcast together"), where NumPy raises IndexError ("shape mismatch").
 
@@ -78,8 +81,34 @@ def broadcast_to(array, shape):
     return view
 
 
+def broadcast_arrays(*args):
+    """CuPy's: arrays broadcast to one shape (writable views); other arguments (Python numbers)
+    come back unchanged, not as arrays."""
+    shape = np.broadcast_shapes(*[np.shape(a) for a in args])
+    return [broadcast_to(a, shape) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def linalg_cholesky(a):
+    """CuPy's: no LinAlgError for a matrix that is not positive-definite (unless
+    ``cupyx.errstate(linalg='raise')``); here its factor is NaN, where the GPU leaves the failing
+    column's diagonal non-positive or NaN."""
+    try:
+        return np.linalg.cholesky(a)
+    except np.linalg.LinAlgError:
+        pass
+    flat = a.reshape((-1,) + a.shape[-2:])
+    out = np.full(flat.shape, np.nan, dtype=np.linalg.cholesky(np.eye(1, dtype=a.dtype)).dtype)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            pass
+    return out.reshape(a.shape)
+
+
 OVERRIDES = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip,
-             "broadcast_to": broadcast_to}
+             "broadcast_to": broadcast_to, "broadcast_arrays": broadcast_arrays,
+             "linalg.cholesky": linalg_cholesky}
 
 
 def check_ufunc_method(qualname, ufunc_name, method, args):

@@ -1,7 +1,7 @@
 """Matrix helpers of the distributions: ``cholesky`` and ``solve_triangular`` (the lower-triangular
 case of ``gputorch.linalg``'s) and positive-(semi)definiteness tests.
 """
-from ..ops.decompositions import cholesky as _linalg_cholesky
+from ..ops.decompositions import cholesky as _linalg_cholesky, cholesky_factor
 from ..ops.linalg_triangular import solve_triangular as _solve_triangular
 from ..ops._common import xp_of
 
@@ -20,17 +20,9 @@ def solve_triangular(L, B):
 
 def positive_definite_mask(A):
     """A bool tensor over the batch dimensions of ``A``: whether each matrix has a Cholesky factor."""
-    from .. import tensor
-    xp = xp_of(A)
-    flat = A._data.reshape((-1,) + A._data.shape[-2:])
-    ok = []
-    for m in flat:
-        try:
-            xp.linalg.cholesky(m)
-            ok.append(True)
-        except xp.linalg.LinAlgError:
-            ok.append(False)
-    return tensor(ok, device=A.device).reshape(A.shape[:-2])
+    from .._tensor import Tensor
+    _, info = cholesky_factor(xp_of(A), A._data)
+    return Tensor._make(info == 0, A._device)
 
 
 def positive_semidefinite_mask(A):

@@ -661,7 +661,7 @@ spherical_bessel_j0 = _no_grad("spherical_bessel_j0", _spherical_j0_64)
 def _three_term(x, n, xp, first, step):
     """``p_n(x)`` elementwise from ``p_0 = 1``, ``p_1 = first(x)`` and ``p_{k+1} = step(k, x, p_k,
     p_{k-1})``; ``n`` (integers as float64) may differ per element, negative ``n`` gives 0."""
-    x, n = xp.broadcast_arrays(x, n)
+    x, n = xp.broadcast_arrays(xp.asarray(x, dtype=np.float64), n)
     top = int(n.max()) if n.size else 0
     out = xp.where(n == 0, 1.0, 0.0)
     if top >= 1:

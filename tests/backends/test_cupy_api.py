@@ -7,6 +7,7 @@ without a GPU) skip where it is absent; those against the simulated CuPy always 
 """
 import ast
 import inspect
+import sys
 from pathlib import Path
 
 import pytest
@@ -212,7 +213,8 @@ def test_committed_name_list_is_cupys(cupy):
         assert api["names"] == simulated_cupy_api.NAMES
         assert api["submodules"] == simulated_cupy_api.SUBMODULES
         assert api["ufunc_methods"] == simulated_cupy_api.UFUNC_METHODS
-        assert api["ndarray"] == simulated_cupy_api.NDARRAY
+        if sys.version_info[:2] == (3, 11):   # the list's Python: 3.12 adds ndarray.__buffer__
+            assert api["ndarray"] == simulated_cupy_api.NDARRAY
         assert api["ndarray_methods"] == simulated_cupy_api.NDARRAY_METHODS
     assert set(simulated_cupy_api.NDARRAY) <= set(dir(cupy.ndarray))
 

@@ -606,6 +606,7 @@ def test_compile_error_names_file_and_line():
 
 
 def test_compiled_modules_are_cached(mod):
+    mod.compile()   # not left to the tests before this one (they may run elsewhere, under pytest-xdist)
     so1, info1 = harness_compiler.build(SAMPLES, filename="harness_samples.cu",
                                         name_expressions=["scale<float, 4>", "scale<double, 1>"])
     assert so1.parent == harness_compiler.cache_dir() and so1.is_file()

@@ -57,7 +57,9 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_parity_with_torch(name, device):
     data = np.random.default_rng(1).uniform(-2, 2, (3, 4, 5))
-    parity(CASES[name], data, device=device)
+    # a float32 sum: another device may add in another order (a GPU does), which moves the last bit
+    rtol = 1e-6 if name == "sum_dtype" else 1e-10
+    parity(CASES[name], data, device=device, rtol=rtol)
 
 
 @pytest.mark.parametrize("name", sorted(set(CASES) - {"sum_dtype"}))  # float32 output: too coarse

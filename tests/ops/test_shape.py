@@ -61,7 +61,7 @@ CASES = {
                          "CatBackward0"),
     "concatenate": ((2, 3), lambda m, x: m.concatenate([x, x.t().t()], 1), "CatBackward0"),
     "stack": ((2, 3), lambda m, x: m.stack([x, x * 2], 1), "StackBackward0"),
-    "stack_last": ((2, 3), lambda m, x: m.stack([x, x.exp()], -1), "StackBackward0"),
+    "stack_last": ((2, 3), lambda m, x: m.stack([x, x * 3], -1), "StackBackward0"),
     "hstack": ((2, 3), lambda m, x: m.hstack([x, x]), "CatBackward0"),
     "hstack_1d": ((3,), lambda m, x: m.hstack([x, x]), "CatBackward0"),
     "vstack": ((3,), lambda m, x: m.vstack([x, x * 3]), "CatBackward0"),

@@ -9,6 +9,7 @@ import pytest
 import gputorch
 from gputorch import optim
 from gputorch.nn import Parameter
+from tests._helpers import assert_same_across_devices
 
 CASES = [
     ("NAdam", {"lr": 0.05}),
@@ -212,7 +213,7 @@ def test_state_follows_parameter_to_another_device(name, kwargs):
     model.to("cuda")
     got = _train(gputorch, opt, list(model), batches[3:], sign, "cuda")
     for e, g in zip(expected[-1], got[-1]):
-        np.testing.assert_array_equal(g, e)
+        assert_same_across_devices(g, e)
     for state in opt.state.values():
         for key, value in state.items():
             if value.dim() > 0:
@@ -295,7 +296,9 @@ def test_lbfgs_matches_torch(kwargs, device):
     assert list(state) == list(tstate)
     assert state["func_evals"] == tstate["func_evals"] and state["n_iter"] == tstate["n_iter"]
     assert len(state["old_dirs"]) == len(tstate["old_dirs"]) <= kwargs.get("history_size", 100)
-    np.testing.assert_allclose(_numpy(state["d"]), tstate["d"].numpy(), rtol=1e-8, atol=1e-12)
+    # d is a difference of nearly equal gradients: its small entries carry the rounding of the GPU's
+    # fused multiply-adds (an H200 moved one by 1e-12)
+    np.testing.assert_allclose(_numpy(state["d"]), tstate["d"].numpy(), rtol=1e-8, atol=1e-11)
     assert state["d"].device.type == device
     assert opt.state_dict()["param_groups"] == topt.state_dict()["param_groups"]
 

@@ -11,7 +11,7 @@ from gputorch import optim
 from gputorch.nn import Parameter
 from gputorch.optim.adam import adam_update
 from gputorch.optim.optimizer import running_step
-from tests._helpers import assert_close
+from tests._helpers import assert_close, assert_same_across_devices
 
 CASES = [
     ("SGD", {"lr": 0.05}),
@@ -353,10 +353,10 @@ def test_state_follows_parameter_across_devices(name, kwargs):
         for value in state.values():
             assert value.device.type == "cpu"
     for a, b in zip(model.parameters(), reference.parameters()):
-        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+        assert_same_across_devices(a.detach().numpy(), b.detach().numpy())
     for p, q in zip(model.parameters(), reference.parameters()):
         for key in ref_opt.state[q]:
-            np.testing.assert_array_equal(opt.state[p][key].numpy(), ref_opt.state[q][key].numpy())
+            assert_same_across_devices(opt.state[p][key].numpy(), ref_opt.state[q][key].numpy())
 
 
 def test_params_on_several_devices_in_one_group():
@@ -377,7 +377,7 @@ def test_params_on_several_devices_in_one_group():
         results.append([p.detach().cpu().numpy() for p in params])
     assert opt.state[mixed[0]]["momentum_buffer"].device.type == "cuda"
     for a, b in zip(*results):
-        np.testing.assert_array_equal(a, b)
+        assert_same_across_devices(a, b)
 
 
 def test_state_follows_parameter_dtype():
