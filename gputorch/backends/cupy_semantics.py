@@ -110,7 +110,8 @@ def _float_divmod(cp, x, y):
     remainder with the sign of ``y``."""
     mod = cp.fmod(x, y)
     div = cp.true_divide(cp.subtract(x, mod), y)
-    fix = (mod != 0) & ((y < 0) != (mod < 0))
+    y_negative, y_zero = cp.less(y, 0), cp.equal(y, 0)   # arrays also for a Python number ``y``
+    fix = (mod != 0) & (y_negative != (mod < 0))
     mod = cp.where(fix, mod + y, mod)
     div = cp.where(fix, div - 1, div)
     mod = cp.where(mod == 0, cp.copysign(cp.zeros_like(mod), y), mod)
@@ -118,7 +119,7 @@ def _float_divmod(cp, x, y):
     floor = cp.where(div - floor > 0.5, floor + 1, floor)
     quotient = cp.true_divide(x, y)
     floor = cp.where(div == 0, cp.copysign(cp.zeros_like(floor), quotient), floor)
-    floor = cp.where(y == 0, quotient, floor)
+    floor = cp.where(y_zero, quotient, floor)
     return floor, mod
 
 

@@ -19,6 +19,7 @@ CUDA backend's NumPy-semantics layer (``cupy_semantics.py``) has to make up the 
   itself, which accepts some of them: on an H200 its ``maximum.at`` rounded float64 values to
   float32, and ``multiply.at`` broadcast its operands wrongly, so the simulation refuses them and
   gputorch never relies on them;
+* ``where`` needs an array condition (a Python bool is an AttributeError);
 * ``linalg.cholesky`` of a matrix that is not positive-definite raises nothing (its factor is
   NaN here);
 * an advanced index whose index arrays do not broadcast together is a ValueError ("operands could
@@ -106,9 +107,19 @@ def linalg_cholesky(a):
     return out.reshape(a.shape)
 
 
+def where(condition, x=None, y=None):
+    """CuPy's: the condition must be an array (CuPy calls its ``astype``); a Python bool is an
+    AttributeError there, where NumPy takes it."""
+    if not isinstance(condition, (np.ndarray, np.generic)):
+        raise AttributeError(f"{type(condition).__name__!r} object has no attribute 'astype'")
+    if x is None and y is None:
+        return np.where(condition)
+    return np.where(condition, x, y)
+
+
 OVERRIDES = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip,
              "broadcast_to": broadcast_to, "broadcast_arrays": broadcast_arrays,
-             "linalg.cholesky": linalg_cholesky}
+             "linalg.cholesky": linalg_cholesky, "where": where}
 
 
 def check_ufunc_method(qualname, ufunc_name, method, args):

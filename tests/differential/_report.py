@@ -45,14 +45,14 @@ def run_cases(group, cases, torch, gputorch, device, seed):
         if problems:
             with_grad = any(p.startswith(("backward", "grad of")) for p in problems)
             found = (case, problems, case.repro(device, with_grad, ref.tensor_output))
-            (known if known_reason(group, problems) else failures).append(found)
+            (known if known_reason(group, problems, device) else failures).append(found)
     entry = TALLY[f"{group}[{device}]"]
     entry["cases"] += len(cases) - torch_bugs
     entry["torch_bugs"] += torch_bugs
     entry["disagree"] += len(failures)
     entry["known"] += len(known)
     entry["problems"] += [{"index": c.index, "problems": p, "repro": r} for c, p, r in failures]
-    entry["known_problems"] += [{"index": c.index, "problems": p, "repro": r, "reason": known_reason(group, p)}
+    entry["known_problems"] += [{"index": c.index, "problems": p, "repro": r, "reason": known_reason(group, p, device)}
                                 for c, p, r in known]
     return failures
 
