@@ -1,4 +1,6 @@
 """Assertions and conversions shared by the tests."""
+import os
+
 import numpy as np
 
 import gputorch
@@ -11,6 +13,12 @@ def to_numpy(x):
     if hasattr(x, "detach") and hasattr(x, "numpy"):
         return x.detach().cpu().numpy()
     return np.asarray(x)
+
+
+def flushes_float32_denormals(device):
+    """Whether ``device`` flushes float32 denormals to zero: a real GPU does (CuPy compiles every
+    kernel with ``-ftz=true``); the CPU and the simulated GPU keep them."""
+    return str(device).startswith("cuda") and not os.environ.get("GPUTORCH_SIMULATE_CUDA")
 
 
 def assert_same_across_devices(actual, desired):
