@@ -33,14 +33,38 @@ def _dim_key(dim, arr):
     return (slice(None),) * dim + (arr, Ellipsis)
 
 
+def _check_select_bounds(x, dim, idx, ndim):
+    """PyTorch's errors for ``index_select`` indices outside ``x.shape[dim]``: its kernel for
+    ``dim == 1`` of a matrix (or more) names the first bad index, the others say less."""
+    size = x.shape[dim]
+    if not idx.size:
+        return
+    if ndim >= 2 and size == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    bad = (idx >= size) | (idx < 0)
+    if bool(bad.any()):
+        if ndim >= 2 and dim == 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad].reshape(-1)[0])} "
+                               f"axis_dim={size}")
+        raise IndexError("index out of range in self")
+
+
+def _check_add_bounds(x, dim, idx):
+    """PyTorch's ``index_add``: a vector (or scalar) checks every index; a matrix or more checks them
+    only when it has elements to add into."""
+    if x.ndim <= 1:
+        if idx.size and bool(((idx >= x.shape[dim]) | (idx < 0)).any()):
+            raise IndexError("index out of range in self")
+    elif x.size:
+        _check_nonnegative_bounds(idx, x.shape[dim], dim)
+
+
 class IndexSelectBackward0(Node):
     def forward(ctx, a, dim, idx):
         x = a._data
         if x.ndim == 0:
             x = x.reshape(1)
-        size = x.shape[dim]
-        if idx.size and bool(((idx >= size) | (idx < 0)).any()):
-            raise IndexError("index out of range in self")
+        _check_select_bounds(x, dim, idx, a._data.ndim)
         ctx.in_shape, ctx.index = a._data.shape, Index(_dim_key(dim, idx))
         out = xp_of(a).take(x, idx, axis=dim)
         return out.reshape(()) if a._data.ndim == 0 else out
@@ -62,9 +86,11 @@ def index_select(input, dim, index, *, out=None):
 class IndexAddBackward0(Node):
     def forward(ctx, a, source, dim, idx, alpha=1):
         x = a._data.copy()
-        _check_nonnegative_bounds(idx, x.shape[dim], dim)
+        _check_add_bounds(x, dim, idx)
         ctx.dim, ctx.idx, ctx.alpha = dim, idx, alpha
         ctx.source_meta = (source._data.shape, source._dtype)
+        if not x.size:
+            return x
         v = _cast_values(source, a._dtype)
         if alpha != 1:
             v = v * alpha
@@ -162,6 +188,9 @@ class IndexFillBackward0(Node):
 
     def forward(ctx, a, value, dim, idx):
         x = a._data.copy()
+        if x.ndim >= 2 and not x.size:   # PyTorch checks no index of an empty matrix
+            ctx.dim, ctx.idx = dim, idx[:0]
+            return x
         ctx.dim, ctx.idx = dim, _wrap_index(idx, x.shape[dim], dim, "")
         ctx.value_dtype = value._dtype if isinstance(value, Tensor) else None
         _write(xp_of(a), x, _dim_key(dim, idx), _cast_values(value, a._dtype))
