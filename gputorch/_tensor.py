@@ -216,8 +216,16 @@ class Tensor:
         return int(self._data.size) * self._dtype.itemsize
 
     def stride(self, dim=None):
-        item = self._dtype.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        x = self._data
+        if x.size:
+            item = self._dtype.itemsize
+            strides = tuple(s // item for s in x.strides)
+        else:   # no element to lay out: PyTorch reports row-major strides (sizes of 0 counted as 1)
+            strides, step = [], 1
+            for n in reversed(x.shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(strides))
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def storage_offset(self):

@@ -255,10 +255,12 @@ class PowBackward0(Node):
 
     def forward(ctx, a, exponent):
         x, e, dt = operand_arrays(a, exponent)
-        if dt._category == 1 and e < 0:
+        if dt._category == 1 and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         ctx.save_for_backward(a)
         ctx.exponent = exponent
+        if dt._category == 0:   # bool ** bool: true unless a false base meets a true exponent
+            return xp_of(a).logical_or(x, not exponent)
         with quiet_errors():
             return x ** e
 

@@ -10,6 +10,7 @@ import warnings
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import _LEGACY_NAMES as _LEGACY, Tensor
+from ..autograd.grad_mode import no_grad
 from ..autograd.node import Node
 from ._common import Number, check_operand, operand_arrays, quiet_errors, sum_to_shape, write_out, xp_of
 from .registry import tensor_method
@@ -214,7 +215,10 @@ def _logical(name, node):
 
     def inplace(self, other):
         _require_tensor(name + "_", other, "other", 1)
-        return apply_inplace(node, self, other, out_dtype=self._dtype)
+        if self._requires_grad:
+            return apply_inplace(node, self, other, out_dtype=self._dtype)
+        with no_grad():   # PyTorch: a truth value is not differentiable, whatever ``other`` requires
+            return apply_inplace(node, self, other, out_dtype=self._dtype)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise ``{name}`` of the truth values (nonzero is true); bool result."

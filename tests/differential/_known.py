@@ -31,7 +31,7 @@ KNOWN = [
      r"^error family: torch (RuntimeError|IndexError)", "dtype support: the order of argument checks differs"),
     # Argument parsing more lenient than torch's (accepts what torch refuses; never a wrong value).
     (r"^(flip|reshape|permute|broadcast_to|roll)$",
-     r"^(torch raised (TypeError|RuntimeError)\(.*\), gputorch succeeded|error family: torch TypeError\(\"\w+\(\)"
+     r"^(torch raised (TypeError|RuntimeError)\(.*\), gputorch succeeded|error family: torch TypeError\([\"']\w+\(\):?"
      r" (argument|takes))",
      "lenient argument parsing: bare ints and missing dims accepted"),
     # Writes into expanded (stride-0) tensors that torch performs: NumPy marks broadcast views
@@ -44,6 +44,10 @@ KNOWN = [
     # iteration over the result differs; Python never calls them this way.
     (r"^__r\w+__$", r"^(out: type object \(torch\) vs tensor|backward: different sets of gradients)",
      "reflected dunders called by hand"),
+    # Tensor bounds of clamp with more dimensions than the input: torch's backward fails to reduce
+    # the bound's gradient; gputorch returns it (the forward broadcasts the same way in both).
+    (r"^(clamp|clip)$", r"^backward: torch raised RuntimeError\(\"output with shape .* doesn't match the broadcast",
+     "torch quirk: clamp's backward with bounds of more dimensions than the input"),
     # In-place logical ops on leaves: torch lets a bool-valued result through autograd's check.
     (r"^logical_(not|and|or|xor)_$", r"is being used in an in-place operation", "in-place logical ops on leaves"),
     # Numerics at the edges (inf/NaN/huge inputs, singular or empty inputs).

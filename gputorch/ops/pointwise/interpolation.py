@@ -1,10 +1,11 @@
 """Linear interpolation: lerp and lerp_, with a Python-number weight (``LerpBackward0``) or a
 broadcast tensor weight (``LerpBackward1``), in PyTorch's form that is exact at both ends.
 """
-from ..._dispatch import apply, apply_inplace
+from ..._dispatch import _inplace_output_error, apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import Number, grad_for, write_out, xp_of
+from .._linalg_common import C_NAME
 from ..registry import tensor_method
 from ._common import _not_implemented, _require_tensor
 
@@ -66,15 +67,18 @@ def _reduce_to(grad, meta):
 
 
 def _lerp_node(input, end, weight):
+    """The node for ``lerp(input, end, weight)``, after PyTorch's checks in PyTorch's order: the
+    dtypes of ``end`` and a tensor ``weight``, then whether lerp exists for the dtype."""
     _require_tensor("lerp", end, "end", 2)
+    if end._dtype is not input._dtype:
+        raise RuntimeError(f"expected dtype {C_NAME[input._dtype.name]} for `end` but got dtype "
+                           f"{C_NAME[end._dtype.name]}")
+    if isinstance(weight, Tensor) and weight._dtype is not input._dtype and weight._data.ndim:
+        raise RuntimeError(f"expected dtype {C_NAME[input._dtype.name]} for `weight` but got dtype "
+                           f"{C_NAME[weight._dtype.name]}")
     if input._dtype._category != 2:
         raise _not_implemented("lerp", input)
-    if end._dtype is not input._dtype:
-        raise RuntimeError(f"expected dtype {input._dtype.name} for `end` but got dtype {end._dtype.name}")
     if isinstance(weight, Tensor):
-        if weight._dtype is not input._dtype and weight._data.ndim:
-            raise RuntimeError(f"expected dtype {input._dtype.name} for `weight` but got dtype "
-                               f"{weight._dtype.name}")
         return LerpBackward1
     if not isinstance(weight, Number):
         raise TypeError(f"lerp(): argument 'weight' (position 3) must be Tensor or Number, "
@@ -91,5 +95,8 @@ def lerp(input, end, weight, *, out=None):
 
 @tensor_method("lerp_")
 def lerp_(self, end, weight):
+    error = _inplace_output_error(self, (end, weight))   # PyTorch checks the output first
+    if error is not None:
+        raise error
     cls = _lerp_node(self, end, weight)
     return apply_inplace(cls, self, end, weight)

@@ -64,8 +64,14 @@ class AsStridedBackward0(Node):
         dev = grad._device
         out_pos = tensor(_positions(*ctx.out_geometry).reshape(-1), device=dev)
         in_pos = tensor(_positions(*ctx.in_geometry), device=dev)
-        storage = zeros(ctx.storage_size, dtype=grad._dtype, device=dev)
-        return storage.index_add(0, out_pos, grad.reshape(-1)).take(in_pos)
+        storage = zeros(ctx.storage_size, dtype=grad._dtype, device=dev).index_add(0, out_pos, grad.reshape(-1))
+        shape, strides, _ = ctx.in_geometry
+        if any(st == 0 and n > 1 for n, st in zip(shape, strides)):
+            # input elements sharing a location (an expanded input) share its gradient, as in PyTorch
+            ones = zeros(in_pos.shape, dtype=grad._dtype, device=dev) + 1
+            count = zeros(ctx.storage_size, dtype=grad._dtype, device=dev).index_add(0, in_pos.reshape(-1), ones.reshape(-1))
+            storage = storage / count.clamp(min=1)
+        return storage.take(in_pos)
 
 
 @tensor_method("as_strided")
