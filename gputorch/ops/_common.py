@@ -77,8 +77,8 @@ _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int3
 def stored_scalar(value, dt):
     """A Python number as written into a tensor of dtype ``dt`` (fill, masked/index fill, ``full``,
     scalar assignment, scatter), checked as PyTorch checks it: an integer dtype takes values in
-    ``[min, max]`` of its width (an unsigned one also negatives down to ``-max``, which wrap around:
-    uint8 and -1 -> 255), and no NaN or infinity; a floating dtype takes any value that does not
+    ``[min, max]`` of its width (an unsigned one also integer negatives down to ``-max``, which wrap
+    around: uint8 and -1 -> 255, but no negative float), and no NaN or infinity; a floating dtype takes any value that does not
     overflow it (inf and NaN included). Anything else is PyTorch's ``RuntimeError: value cannot be
     converted to type int8_t without overflow``."""
     if dt._category == 0 or isinstance(value, (bool, np.bool_)):
@@ -86,7 +86,8 @@ def stored_scalar(value, dt):
     if dt._category == 1:
         bits, signed = _INT_BITS[dt]
         hi = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
-        lo = -(1 << (bits - 1)) if signed else -hi
+        integral = isinstance(value, numbers.Integral)
+        lo = -(1 << (bits - 1)) if signed else -hi if integral else 0
         if value == value and lo <= value <= hi:
             return _wrap_int(value, dt) if isinstance(value, numbers.Integral) else value
     else:

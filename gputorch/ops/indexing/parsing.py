@@ -97,11 +97,7 @@ def _convert(self, k):
             start, stop, step = (None if v is None else _as_int(v) for v in (start, stop, step))
         elif step is None:
             return "slice", k, 1
-        if step is not None and step <= 0:
-            if step == 0:
-                raise ValueError("slice step cannot be zero")
-            raise ValueError("step must be greater than zero")
-        return "slice", slice(start, stop, step), 1
+        return "slice", slice(start, stop, step), 1   # a step below 1 is refused after the index count
     if isinstance(k, (Tensor, list, tuple, np.ndarray)):
         return _index_array(self, k)
     if isinstance(k, range):   # as a list of its integers
@@ -148,6 +144,9 @@ def parse_index(self, key):
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
+    for kind, value, _ in items:
+        if kind == "slice" and value.step is not None and value.step <= 0:
+            raise ValueError("slice step cannot be zero" if value.step == 0 else "step must be greater than zero")
     dim = 0
     advanced = has_int = False
     view_cls = AliasBackward0

@@ -3,8 +3,9 @@
 """
 import numbers
 
-from ..._dispatch import apply, apply_inplace, apply_view
+from ..._dispatch import _check_inplace_allowed, apply, apply_inplace, apply_view
 from ..._tensor import Tensor
+from ...autograd.grad_mode import is_grad_enabled
 from ..registry import tensor_method
 from ..shape import Key, SelectBackward0, SliceBackward0
 from .._common import stored_scalar
@@ -33,17 +34,27 @@ _FULL = slice(None)
 
 @tensor_method("__setitem__")
 def setitem(self, key, value):
-    """``self[key] = value`` (a number or a tensor broadcast to the indexed shape), in place."""
-    index = _parse(self, key)
-    if not isinstance(value, (Tensor, numbers.Number)):
-        from ..creation import tensor
-        value = tensor(value, dtype=self._dtype, device=self._device)
-    elif not isinstance(value, Tensor):
+    """``self[key] = value`` (a number or a tensor broadcast to the indexed shape), in place.
+
+    PyTorch's checks come in its order: a number's range, the basic index (ints, slices), autograd's
+    in-place rules, then the index tensors."""
+    if isinstance(value, numbers.Number) and not isinstance(value, Tensor):
         if isinstance(value, int) and not -(1 << 63) <= value < (1 << 63):
             raise ValueError("Overflow when unpacking long long")
         if self._dtype._category == 1:   # floats are assigned without a range check (inf beyond the range)
             value = stored_scalar(value, self._dtype)
-    else:
+    try:
+        index = _parse(self, key)
+    except IndexError as e:   # the index tensors are checked after autograd's rules, the basic index before
+        if str(e).startswith(("The shape of the mask", "shape mismatch")) and is_grad_enabled():
+            _check_inplace_allowed(self)
+        raise
+    if is_grad_enabled():
+        _check_inplace_allowed(self)
+    if not isinstance(value, (Tensor, numbers.Number)):
+        from ..creation import tensor
+        value = tensor(value, dtype=self._dtype, device=self._device)
+    elif isinstance(value, Tensor):
         if value._device is not self._device and value._data.ndim:
             value = value.to(self._device)
         if not index.advanced:
