@@ -393,7 +393,11 @@ class StdMeanBackward0(Node):
 
 
 def _var_args(name, input, dim, unbiased, correction):
-    """Resolve PyTorch's overloads: (dim, unbiased, keepdim), (unbiased,), (dim, *, correction)."""
+    """Resolve PyTorch's overloads: (dim, unbiased, keepdim), (unbiased,), (dim, *, correction).
+    The dtype is checked first, as PyTorch does."""
+    if input._dtype._category < 2:
+        which = "std and var" if name in ("var", "std") else name
+        raise RuntimeError(f"{which} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         if unbiased is not None:
             raise TypeError(f"{name}() received an invalid combination of arguments")
@@ -480,15 +484,20 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 class LinalgVectorNormBackward0(Node):
     saves_result = True
 
-    def forward(ctx, a, ord, dims, keepdim):
+    def forward(ctx, a, ord, dims, keepdim, single_entry_exact=True):
+        """``single_entry_exact``: a norm of one entry is its absolute value (PyTorch's vector norm;
+        its distance kernels square it, and overflow, instead)."""
         ctx.save_for_backward(a)
         ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
         xp = xp_of(a)
         x = a._data
         acc = _acc(x)
         xa = x if acc is None else x.astype(acc)
+        reduced = x.size if dims is None else math.prod(x.shape[d] for d in dims)
         with quiet_errors():
-            if ord == 2:
+            if reduced == 1 and ord != 0 and single_entry_exact:   # |x|, without squaring's overflow
+                r = xp.abs(xa).reshape(reduced_shape(x.shape, dims, keepdim))
+            elif ord == 2:
                 r = xp.sqrt((xa * xa).sum(axis=dims, keepdims=keepdim))
             elif ord == 1:
                 r = xp.abs(xa).sum(axis=dims, keepdims=keepdim)

@@ -5,11 +5,12 @@ PyTorch's order of floating-point operations, so float64 values and gradients ag
 PyTorch's. ``cdist`` with ``p=2`` on larger inputs takes PyTorch's matrix-product route
 (``|x|^2 - 2 x.y + |y|^2``, clamped at 0), as PyTorch does by default.
 """
+from ..._dispatch import apply
 from ..._dtype import int64, promote_types
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...ops.comparison import where
 from ...ops.creation import ones_like, tensor, zeros_like
-from ...ops.reduction import vector_norm
+from ...ops.reduction import LinalgVectorNormBackward0, vector_norm
 from ...ops.shape import broadcast_shapes, broadcast_tensors, cat
 
 # ``cdist`` is a top-level function in PyTorch, not part of nn.functional: defined here, exported
@@ -56,7 +57,15 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     Shapes: ``(N, D)`` or ``(D,)`` each; result ``(N,)`` or ``()`` (``keepdim`` keeps the dim)."""
     _check_tensors("pairwise_distance", x1=x1, x2=x2)
     ndim = max(x1.dim(), x2.dim())
+    if ndim == 0:   # PyTorch squares a single difference here (and may overflow), as in its distance kernels
+        return apply(LinalgVectorNormBackward0, x1 - x2 + eps, float(p), None, keepdim, False)
     return vector_norm(x1 - x2 + eps, p, ndim - 1, keepdim)
+
+
+def _distance_norm(diff, p):
+    """The ``p``-norms of the rows of ``diff`` as PyTorch's distance kernels compute them (a single
+    column's square may overflow, unlike in ``vector_norm``)."""
+    return apply(LinalgVectorNormBackward0, diff, float(p), (diff.dim() - 1,), False, False)
 
 
 def pdist(input, p=2):
@@ -77,7 +86,7 @@ def pdist(input, p=2):
     dev = input.device
     rows_i = input.index_select(0, tensor(first, dtype=int64, device=dev))
     rows_j = input.index_select(0, tensor(second, dtype=int64, device=dev))
-    return vector_norm(rows_i - rows_j, p, -1)
+    return _distance_norm(rows_i - rows_j, p)
 
 
 def _euclid_by_matmul(x1, x2):
@@ -118,7 +127,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     x2 = x2.expand(*batch, r2, x2.shape[-1])
     if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
         return _euclid_by_matmul(x1, x2)
-    return vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+    return _distance_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p)
 
 
 def _broadcast_batch(a, b):

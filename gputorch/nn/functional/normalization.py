@@ -335,6 +335,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input._data.ndim}")
     shape = input._data.shape
     channels = shape[1]
+    if num_groups > 0:   # PyTorch's functional checks the batch before the group count
+        _verify_batch_size([shape[0] * channels // num_groups, num_groups, *shape[2:]])
     if num_groups <= 0 or channels % num_groups:
         raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input "
                            f"of shape {list(shape)} and num_groups={num_groups}")
@@ -342,7 +344,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         if p is not None and (p._data.ndim != 1 or p._data.shape[0] != channels):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in "
                                f"input, but got {name} of shape {list(p.shape)} and input of shape {list(shape)}")
-    _verify_batch_size([shape[0] * channels // num_groups, num_groups, *shape[2:]])
     _check_dtypes(input, weight, bias)
     return apply(NativeGroupNormBackward0, input, weight, bias, int(num_groups), float(eps))
 
