@@ -48,6 +48,12 @@ KNOWN = [
     # the bound's gradient; gputorch returns it (the forward broadcasts the same way in both).
     (r"^(clamp|clip)$", r"^backward: torch raised RuntimeError\(\"output with shape .* doesn't match the broadcast",
      "torch quirk: clamp's backward with bounds of more dimensions than the input"),
+    # torch's take_along_dim checks no index bound (it reads outside the tensor); gputorch raises.
+    (r"^take_along_dim$", r"^gputorch raised RuntimeError\('index -?\d+ is out of bounds",
+     "torch quirk: take_along_dim reads out of bounds without an error"),
+    # torch's backward of 'area' interpolation to an empty size refuses the empty gradient.
+    (r"^F\.interpolate$", r"^backward: torch raised RuntimeError\('adaptive_avg_pool\dd_backward\(\): Expected "
+     r"grad_output to have non-zero size", "torch quirk: area interpolation's backward to an empty output"),
     # In-place logical ops on leaves: torch lets a bool-valued result through autograd's check.
     (r"^logical_(not|and|or|xor)_$", r"is being used in an in-place operation", "in-place logical ops on leaves"),
     # Numerics at the edges (inf/NaN/huge inputs, singular or empty inputs).

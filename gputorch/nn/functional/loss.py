@@ -139,9 +139,12 @@ class MseLossBackward0(Node):
 
     def backward(ctx, grad):
         input, target = ctx.saved_tensors
-        # a bool or integer target counts as numbers; each gradient takes its own input's dtype
-        numbers = target if target._dtype is input._dtype else target.to(input._dtype)
-        g = (input - numbers) * (2.0 * _mean_scale(ctx)) * grad
+        # computed in the forward's promoted dtype (a bool or integer target counts as numbers of
+        # input's dtype); each gradient then takes its own input's dtype
+        common = (_dtype.promote_types(input._dtype, target._dtype) if target._dtype._category == 2
+                  else input._dtype)
+        x, y = (t if t._dtype is common else t.to(common) for t in (input, target))
+        g = (x - y) * (2.0 * _mean_scale(ctx)) * grad
         return _pair_grads(ctx, g, input, target)
 
 

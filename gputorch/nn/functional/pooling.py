@@ -132,8 +132,9 @@ def _pool_geometry(fname, input, kernel_size, stride, padding, dilation, ceil_mo
     if any(s == 0 for s in shape[-3:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
                            f"but got:{shape}")
+    out = _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode)   # before the dtype, as PyTorch
     _check_dtype(fname, input)
-    return kernel, stride, padding, dilation, _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode)
+    return kernel, stride, padding, dilation, out
 
 
 def _pooled_sizes(shape, kernel, stride, padding, dilation, ceil_mode):
