@@ -213,9 +213,20 @@ def _sequence_array(data, inferred, target):
         return arr
     info = np.iinfo(target.np)
     lowest = -int(info.max) if info.min == 0 else int(info.min)
+    overflow = RuntimeError(f"value cannot be converted to type {target.name} without overflow")
     if arr.size and not bool(((arr >= lowest) & (arr <= info.max)).all()):
-        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+        raise overflow
+    # an unsigned dtype takes negative integers (they wrap around) but no negative float
+    if info.min == 0 and inferred.is_floating_point and arr.size and bool((arr < 0).any()) \
+            and _has_negative_float(data):
+        raise overflow
     return arr.astype(target.np)
+
+
+def _has_negative_float(data):
+    if isinstance(data, (list, tuple)):
+        return any(_has_negative_float(item) for item in data)
+    return isinstance(data, (float, np.floating)) and data < 0
 
 
 def _host_data(data, dtype):
@@ -622,6 +633,9 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         raise _not_implemented("logspace_cpu", dt)
     _check_float_requires_grad(dt, requires_grad)
     dev = resolve_device(device if device is not None or out is None else out._device)
+    if steps == 1 and dt._category == 1:   # PyTorch fills ``base ** start``, checked like any fill value
+        value = stored_scalar(float(base) ** float(start), dt)
+        return full((1,), value, dtype=dt, device=dev, requires_grad=requires_grad, out=out)
 
     def make(xp):
         with quiet_errors():

@@ -13,7 +13,9 @@ def _spd(b, n, batch, dtype):
     """Symmetric positive-definite matrices ``A A^T + n I`` (..., n, n) as a leaf."""
     a = b.rng.standard_normal(batch + (n, n)).round(2)
     spd = a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
-    return b.tensor(batch + (n, n), dtype, values=spd.round(3), layout="contiguous")
+    # an integer dtype (drawn to test the refusal) gets values every integer dtype can hold
+    values = spd.round(3) if dtype in FLOAT_DTYPES else np.abs(spd).round()
+    return b.tensor(batch + (n, n), dtype, values=values, layout="contiguous")
 
 
 def cholesky(b):

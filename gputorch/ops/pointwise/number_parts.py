@@ -5,6 +5,8 @@ float), ``ldexp`` (``x * 2**e``) and ``frexp`` (mantissa and exponent).
 ``copysign``, ``ldexp``, ``frexp`` (its mantissa) and ``nextafter`` (as the identity) have
 gradients, as in PyTorch; ``gcd``/``lcm`` are integer-valued and ``heaviside``'s backward raises.
 """
+import numpy as np
+
 from ... import _dtype, return_types
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import Tensor
@@ -21,21 +23,42 @@ def _not_differentiable(name):
     raise RuntimeError(f"the derivative for '{name}' is not implemented.")
 
 
-def _integer_pair(ufunc, a, b):
+def _integer_pair(name, a, b):
     x, y, dt = operand_arrays(a, b)
     if dt._category != 1:
-        raise _not_implemented(f"{ufunc}_cpu", a if a._dtype._category != 1 else b)
-    return getattr(xp_of(a), ufunc)(x, y)
+        raise _not_implemented(f"{name}_cpu", a if a._dtype._category != 1 else b)
+    return xp_of(a), x, y
+
+
+def _euclid(xp, x, y):
+    """PyTorch's gcd in the operands' integer width: Euclid's algorithm on ``|x|`` and ``|y|`` with C's
+    truncating remainder, so the width's minimum (whose ``abs`` wraps to itself) gives what PyTorch
+    gives (``gcd(-128, 5) == -1`` in int8)."""
+    a, b = xp.broadcast_arrays(xp.abs(x), xp.abs(y))
+    a, b = a.copy(), b.copy()
+    while bool((a != 0).any()):
+        going = a != 0
+        remainder = xp.fmod(b, xp.where(going, a, 1))
+        b = xp.where(going, a, b)
+        a = xp.where(going, remainder, 0)
+    return b
 
 
 class GcdBackward0(Node):
     def forward(ctx, a, b):
-        return _integer_pair("gcd", a, b)
+        return _euclid(*_integer_pair("gcd", a, b))
 
 
 class LcmBackward0(Node):
     def forward(ctx, a, b):
-        return _integer_pair("lcm", a, b)
+        """``|x / gcd * y|``, 0 when gcd is 0, computed as C computes it: in ``int`` for the narrower
+        widths, wrapping on overflow, then stored in the operands' width (PyTorch's results)."""
+        xp, x, y = _integer_pair("lcm", a, b)
+        g = _euclid(xp, x, y)
+        wide = np.int32 if x.dtype.itemsize < 4 else x.dtype
+        with quiet_errors():
+            product = xp.abs(xp.floor_divide(x.astype(wide), xp.where(g == 0, 1, g).astype(wide)) * y.astype(wide))
+        return xp.where(g == 0, 0, product).astype(x.dtype)
 
 
 def _integer_op(name, cls):
