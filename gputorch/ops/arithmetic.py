@@ -243,8 +243,8 @@ def _integer_power(xp, x, y):
         return x ** y
     with quiet_errors():
         power = x ** xp.where(negative, 0, y)
-    ones = x == 1
-    minus_ones = x == -1
+    ones = xp.asarray(x == 1)          # arrays also for a Python-number base (CuPy's where needs them)
+    minus_ones = xp.asarray(x == -1)
     odd = (y % 2) != 0
     small = xp.where(ones | (minus_ones & ~odd), 1, xp.where(minus_ones, -1, 0))
     return xp.where(negative, small, power).astype(power.dtype, copy=False)

@@ -67,7 +67,7 @@ def _masked_fill_args(self, mask, value, name):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value._data.ndim} dimension(s).")
-        if value._device.type == "cpu":   # PyTorch reads a host value and checks that it fits
+        if self._dtype._category != 2:   # PyTorch reads the value and checks that it fits the integers
             stored_scalar(value.item(), self._dtype)
         return MaskedFillBackward1
     if not isinstance(value, (numbers.Number, np.bool_)):
