@@ -116,13 +116,16 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         if not x._dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{_type_word(x)}")
-    if x1._dtype != x2._dtype:
-        raise RuntimeError(f"expected scalar type {_type_word(x1)} but found {_type_word(x2)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     mode = _COMPUTE_MODES[compute_mode]
     r1, r2 = x1.shape[-2], x2.shape[-2]
     batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
+    if x1.shape[-1] == 0 or 0 in batch or r1 == 0 or r2 == 0:
+        # nothing to compute: PyTorch returns zeros of x1's dtype before comparing the dtypes
+        return (x1.sum() * 0 + x2.sum().to(x1.dtype) * 0).expand(*batch, r1, r2).contiguous()
+    if x1._dtype != x2._dtype:
+        raise RuntimeError(f"expected scalar type {_type_word(x1)} but found {_type_word(x2)}")
     x1 = x1.expand(*batch, r1, x1.shape[-1])
     x2 = x2.expand(*batch, r2, x2.shape[-1])
     if p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25))):
