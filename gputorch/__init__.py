@@ -47,3 +47,5 @@ from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa:
 from . import distributed, distributions, special, testing, accelerator  # noqa: E402,F401
 from ._compile import compile  # noqa: E402,F401,A004
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
+from . import amp  # noqa: E402
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401

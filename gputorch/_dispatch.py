@@ -13,6 +13,7 @@ import traceback
 
 from . import _dtype
 from ._broadcast import broadcast_error
+from .amp.autocast_mode import STATE as _AUTOCAST, cast_inputs
 from .backends.base import elements_share_memory
 from .backends.meta_mixing import REAL_AS_META
 from ._tensor import Tensor, _grad_edge
@@ -40,6 +41,8 @@ class NoGradContext:
 
 def apply(cls, *args, **params):
     """Run op ``cls`` on ``args`` and return its output tensor(s)."""
+    if _AUTOCAST.active:   # inside an autocast region: the op's class may cast its inputs
+        args = cast_inputs(cls, next(a for a in args if isinstance(a, Tensor))._device.type, args)
     tensors = [a for a in args if isinstance(a, Tensor)]
     dev = tensors[0]._device
     for t in tensors:

@@ -9,6 +9,7 @@ soon as the node has consumed it, and its saved tensors are released unless
 import heapq
 import sys
 
+from ..amp.autocast_mode import STATE as AUTOCAST, disabled as autocast_disabled
 from ..backends.base import elements_share_memory
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, grad_accumulator
@@ -150,7 +151,15 @@ def run(outputs, grads, retain_graph, create_graph, inputs=None, accumulate=True
 
     With ``accumulate`` the leaves' ``.grad`` are updated (restricted to ``inputs`` if
     given); otherwise the gradients for ``inputs`` are returned and nothing is accumulated.
+    Autocast is off while it runs (PyTorch's backward ops run in their forward ops' dtypes).
     """
+    if AUTOCAST.active:
+        with autocast_disabled():
+            return _run(outputs, grads, retain_graph, create_graph, inputs, accumulate)
+    return _run(outputs, grads, retain_graph, create_graph, inputs, accumulate)
+
+
+def _run(outputs, grads, retain_graph, create_graph, inputs, accumulate):
     roots = []
     for out, g in zip(outputs, grads):
         if g is None:

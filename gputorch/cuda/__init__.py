@@ -10,6 +10,7 @@ from ..backends import get_backend
 from .random import (get_rng_state, get_rng_state_all, initial_seed, manual_seed,  # noqa: F401
                      manual_seed_all, seed, seed_all, set_rng_state, set_rng_state_all)
 from . import memory  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
 from .memory import (empty_cache, max_memory_allocated, max_memory_reserved, mem_get_info,  # noqa: F401
                      memory_allocated, memory_reserved, memory_stats, memory_summary,
                      reset_max_memory_allocated, reset_peak_memory_stats)

@@ -6,6 +6,7 @@ PyTorch's. ``cdist`` with ``p=2`` on larger inputs takes PyTorch's matrix-produc
 (``|x|^2 - 2 x.y + |y|^2``, clamped at 0), as PyTorch does by default.
 """
 from ..._dispatch import apply
+from ...amp.autocast_mode import autocast_function
 from ..._dtype import int64, promote_types
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...ops.comparison import where
@@ -38,6 +39,7 @@ def _clamped_norm(x, dim, eps):
     return norm + raise_by
 
 
+@autocast_function("cosine_similarity")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``sum(x1 / max(|x1|, eps) * x2 / max(|x2|, eps))`` over ``dim``, the inputs broadcast
     together first. Shapes: ``x1``, ``x2`` broadcastable; result the broadcast shape without ``dim``.
@@ -68,6 +70,7 @@ def _distance_norm(diff, p):
     return apply(LinalgVectorNormBackward0, diff, float(p), (diff.dim() - 1,), False, False)
 
 
+@autocast_function("pdist")
 def pdist(input, p=2):
     """The ``p``-norm distance between every pair of rows ``i < j`` of ``input`` ``(N, M)``, in
     row-major order of the pairs: result ``(N * (N - 1) / 2,)``."""
@@ -98,6 +101,7 @@ def _euclid_by_matmul(x1, x2):
     return a.matmul(b.mT).clamp_min(0).sqrt()
 
 
+@autocast_function("cdist")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """The ``p``-norm distance of every row of ``x1`` ``(*, P, M)`` to every row of ``x2``
     ``(*, R, M)``: result ``(*, P, R)`` (batch dims broadcast). ``compute_mode``: with ``p=2``,

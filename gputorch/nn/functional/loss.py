@@ -22,6 +22,7 @@ import numpy as np
 from ... import _dtype
 from ..._broadcast import broadcast_pair
 from ..._dispatch import apply
+from ...amp.autocast_mode import autocast_function
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...autograd import grad_mode
 from ...autograd.grad_mode import no_grad
@@ -244,6 +245,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return apply(MseLossBackward0, input, target, _checked(reduction))
 
 
+@autocast_function("l1_loss")
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error ``|input - target|``; with ``weight`` the mean is weighted like mse_loss."""
     _warn_target_size(input, target)
@@ -284,6 +286,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return apply(HuberLossBackward0, input, target, reduction, delta)
 
 
+@autocast_function("soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Two-class logistic loss ``log(1 + exp(-target * input))`` (targets 1 or -1)."""
     reduction = _reduction.resolve(size_average, reduce, reduction)
@@ -715,6 +718,7 @@ def _cross_entropy_probabilities(input, target, weight, reduction, label_smoothi
 
 
 # ----------------------------------------------------------------------------- composite losses
+@autocast_function("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """Kullback-Leibler divergence ``target * (log(target) - input)`` with ``input`` in log space
     (and ``target`` too with ``log_target``). ``reduction='batchmean'`` divides the sum by the
@@ -740,6 +744,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
+@autocast_function("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     """Negative log-likelihood of a Poisson target: ``exp(input) - target * input`` (log-rate
@@ -785,6 +790,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _reduce(loss, reduction)
 
 
+@autocast_function("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``max(0, -target * (input1 - input2) + margin)``: ranks ``input1`` above ``input2`` where
     ``target`` is 1 (below where -1)."""
@@ -796,6 +802,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@autocast_function("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
     """``1 - cos(input1, input2)`` where ``target`` is 1, ``max(0, cos - margin)`` where -1;
     rows of 2-D inputs with a 1-D target, or 1-D inputs with a 0-D target."""
@@ -818,6 +825,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(pos + neg, reduction)
 
 
+@autocast_function("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (other target
     values add both terms). Shapes: ``input`` and ``target`` broadcastable."""
@@ -836,6 +844,7 @@ def _check_triplet_dims(anchor, positive, negative):
                            f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs")
 
 
+@autocast_function("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     """``max(0, margin + d(a, p) - d(a, n))`` with ``d`` the ``pairwise_distance`` (``p``, ``eps``);
@@ -885,6 +894,7 @@ def _check_margin_input(input):
     return input if input.dim() == 2 else input.unsqueeze(0)
 
 
+@autocast_function("multi_margin_loss")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     """Multi-class hinge loss: for each sample, ``sum over j != y of w[y] * max(0, margin - x[y] +
@@ -921,6 +931,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     return _reduce_rows(per_sample, reduction)
 
 
+@autocast_function("multilabel_margin_loss")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Multi-label hinge loss: for each sample, ``sum over targets j and non-targets k of
     max(0, 1 - (x[j] - x[k])) / C``. ``target`` (int64, the input's shape) lists the target classes
@@ -954,6 +965,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     return _reduce_rows(per_sample, reduction)
 
 
+@autocast_function("multilabel_soft_margin_loss")
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """One-vs-all logistic loss averaged over the classes (the last dim):
     ``-mean_c(w_c * (y_c * log(sigmoid(x_c)) + (1 - y_c) * log(sigmoid(-x_c))))``."""

@@ -1,0 +1,5 @@
+"""Mixed precision: ``autocast`` regions and ``GradScaler`` (``torch.amp``)."""
+from .autocast_mode import autocast, get_autocast_dtype, is_autocast_enabled
+from .grad_scaler import GradScaler
+
+__all__ = ["autocast", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]

@@ -1,0 +1,239 @@
+"""Autocast: ops run in a lower precision or in float32 by op class, as in ``torch.autocast``.
+
+Inside ``with gputorch.autocast("cuda"):`` an op of the *lower-precision* class (matrix products,
+linear, convolutions) gets its floating-point inputs cast to the region's dtype (float16), an op of
+the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 inputs
+cast to float32, and every other op runs on its inputs as they come. float64 inputs are never cast
+down. The casts are ordinary differentiable ops (gradients flow back to the float32 parameters),
+and a region caches the cast of each leaf that requires grad (a parameter is cast once per region
+when ``cache_enabled``).
+
+The state is thread-local and per device type; regions nest (an inner region may disable or change
+the dtype). The backward pass runs outside autocast, as in PyTorch (the engine switches it off).
+
+The op classes are PyTorch's lists for each device type (its CPU and CUDA lists differ), written
+as graph-node names (ops implemented as one node) and as functions (composite ops, whose wrapper
+casts on entry: see :func:`autocast_function`). ``bfloat16`` does not exist in gputorch yet, so a
+CPU region, whose default dtype in PyTorch is bfloat16, needs ``dtype=gputorch.float16`` (slow on a
+CPU, but correct: for tests and for checking a model before it goes to a GPU); without it the region
+warns and stays disabled, as PyTorch does for an unsupported dtype.
+"""
+import functools
+import threading
+import warnings
+
+from .. import _dtype
+
+__all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "autocast_function", "STATE",
+           "cast_inputs", "disabled"]
+
+# -- PyTorch's op classes, by graph node (one-node ops) ------------------------------------------
+_LOWER_COMMON = {"MmBackward0", "BmmBackward0", "MatmulBackward0", "AddmmBackward0", "BaddbmmBackward0",
+                 "AddbmmBackward0", "LinearBackward0", "ConvolutionBackward0"}
+_LOWER = {"cuda": _LOWER_COMMON | {"MvBackward0", "DotBackward0", "PreluKernelBackward0"},
+          "cpu": _LOWER_COMMON | {"PreluKernelBackward0"}}
+_FP32_COMMON = {"MseLossBackward0", "NllLossBackward0", "NllLoss2DBackward0", "CrossEntropyLossBackward0",
+                "SmoothL1LossBackward0", "HuberLossBackward0", "BinaryCrossEntropyWithLogitsBackward0",
+                "ProdBackward0", "ProdBackward1"}
+_FP32 = {"cuda": _FP32_COMMON | {"SoftmaxBackward0", "LogSoftmaxBackward0", "NativeLayerNormBackward0",
+                                 "NativeGroupNormBackward0", "ExpBackward0", "LogBackward0", "Log10Backward0",
+                                 "Log2Backward0", "Log1PBackward0", "Expm1Backward0", "PowBackward0",
+                                 "PowBackward1", "PowBackward2", "CumsumBackward0", "SumBackward0",
+                                 "SumBackward1", "LinalgVectorNormBackward0", "LogsumexpBackward0",
+                                 "ReciprocalBackward0", "RsqrtBackward0", "AcosBackward0", "AsinBackward0",
+                                 "CoshBackward0", "SinhBackward0", "TanBackward0", "ErfinvBackward0"},
+         "cpu": _FP32_COMMON}
+# Composite ops in the float32 class (their wrappers call cast_function_inputs).
+FP32_FUNCTIONS = {"cuda": {"l1_loss", "kl_div", "cosine_similarity", "cosine_embedding_loss", "poisson_nll_loss",
+                           "hinge_embedding_loss", "margin_ranking_loss", "soft_margin_loss",
+                           "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+                           "multilabel_soft_margin_loss", "cdist", "pdist"},
+                  "cpu": {"l1_loss", "kl_div", "cosine_embedding_loss", "poisson_nll_loss", "hinge_embedding_loss",
+                          "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
+                          "multilabel_margin_loss", "cdist"}}
+DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
+
+
+class _State(threading.local):
+    """Per thread: ``regions`` maps a device type to its innermost ``(enabled, dtype)``; ``active``
+    is the tuple of device types with autocast on (empty: the dispatcher's one check); ``cache``
+    holds the casts of leaves made in the outermost region."""
+
+    def __init__(self):
+        self.regions = {}
+        self.active = ()
+        self.cache = {}
+        self.depth = 0
+
+
+STATE = _State()
+_classes = {}   # policy name -> {device type: frozenset of node classes}, built on first use
+
+
+def _node_classes(names):
+    from ..autograd.node import Node
+    found, stack = set(), [Node]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            stack.append(sub)
+            if sub.__name__ in names:
+                found.add(sub)
+    return frozenset(found)
+
+
+def _policy(device_type):
+    """``(lower, fp32)`` node-class sets of ``device_type``."""
+    key = device_type if device_type in _LOWER else "cuda"
+    if key not in _classes:
+        _classes[key] = (_node_classes(_LOWER[key]), _node_classes(_FP32[key]))
+    return _classes[key]
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether autocast is on for ``device_type`` (default ``"cuda"``) in this thread."""
+    return (device_type or "cuda") in STATE.active
+
+
+def get_autocast_dtype(device_type):
+    """The dtype of ``device_type``'s innermost region (its default outside any region)."""
+    region = STATE.regions.get(device_type)
+    if region is not None:
+        return region[1]
+    return getattr(_dtype, DEFAULT_DTYPE.get(device_type, "float16"), _dtype.float16)
+
+
+def _cast(t, dtype):
+    """``t`` as ``dtype``; a leaf requiring grad is cast once per outermost region (cached)."""
+    if t._dtype is dtype:
+        return t
+    if t._grad_fn is None and t._requires_grad:
+        key = (id(t), dtype)
+        hit = STATE.cache.get(key)
+        if hit is not None and hit[0] is t and hit[1] == t._vc[0]:
+            return hit[2]
+        out = t.to(dtype)
+        STATE.cache[key] = (t, t._vc[0], out)
+        return out
+    return t.to(dtype)
+
+
+def _cast_all(args, device_type, target, eligible):
+    from .._tensor import Tensor
+    out = []
+    for a in args:
+        if isinstance(a, Tensor) and a._device.type == device_type and eligible(a._dtype):
+            a = _cast(a, target)
+        out.append(a)
+    return tuple(out)
+
+
+def _lower_eligible(dt):
+    return dt._category == 2 and dt is not _dtype.float64
+
+
+def _fp32_eligible(dt):
+    return dt is _dtype.float16
+
+
+def cast_inputs(cls, device_type, args):
+    """The dispatcher's hook: ``args`` cast for op ``cls`` under this thread's autocast state."""
+    region = STATE.regions.get(device_type)
+    if region is None or not region[0]:
+        return args
+    lower, fp32 = _policy(device_type)
+    if cls in lower:
+        return _cast_all(args, device_type, region[1], _lower_eligible)
+    if cls in fp32:
+        return _cast_all(args, device_type, _dtype.float32, _fp32_eligible)
+    return args
+
+
+def autocast_function(name):
+    """Decorator for a composite op in PyTorch's float32 class: under autocast its float16 tensor
+    arguments are cast to float32 on entry."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def op(*args, **kwargs):
+            for device_type in STATE.active:
+                if name in FP32_FUNCTIONS.get(device_type, ()):
+                    args = _cast_all(args, device_type, _dtype.float32, _fp32_eligible)
+                    kwargs = dict(zip(kwargs, _cast_all(tuple(kwargs.values()), device_type, _dtype.float32,
+                                                        _fp32_eligible)))
+            return fn(*args, **kwargs)
+        return op
+    return wrap
+
+
+def _refresh():
+    STATE.active = tuple(d for d, (on, _) in STATE.regions.items() if on)
+
+
+class autocast:
+    """``with autocast(device_type, dtype=None, enabled=True, cache_enabled=None):`` (or as a
+    decorator): run the ops of the region in mixed precision (see the module docstring)."""
+
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        self.device = device_type
+        self.fast_dtype = _dtype.to_dtype(dtype) if dtype is not None else None
+        self._enabled = bool(enabled)
+        self._cache_enabled = True if cache_enabled is None else bool(cache_enabled)
+        if self.device not in ("cuda", "cpu"):
+            warnings.warn(f"gputorch's autocast supports device types 'cuda' and 'cpu', not '{self.device}': "
+                          "disabling autocast.", UserWarning, stacklevel=2)
+            self._enabled = False
+        if self.fast_dtype is None:
+            name = DEFAULT_DTYPE[self.device] if self.device in DEFAULT_DTYPE else "float16"
+            self.fast_dtype = getattr(_dtype, name, None)
+            if self.fast_dtype is None:
+                if self._enabled:
+                    warnings.warn(f"In {self.device.upper()} autocast, the default dtype is {name}, which "
+                                  "gputorch does not have yet: disabling autocast (pass "
+                                  "dtype=gputorch.float16).", UserWarning, stacklevel=2)
+                self._enabled = False
+                self.fast_dtype = _dtype.float16
+        elif self.fast_dtype not in (_dtype.float16,):
+            if self._enabled:
+                warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported. "
+                              "Disabling autocast.", UserWarning, stacklevel=2)
+            self._enabled = False
+
+    def __enter__(self):
+        self._previous = STATE.regions.get(self.device)
+        STATE.regions[self.device] = (self._enabled, self.fast_dtype)
+        STATE.depth += 1
+        _refresh()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.depth -= 1
+        if self._previous is None:
+            del STATE.regions[self.device]
+        else:
+            STATE.regions[self.device] = self._previous
+        if STATE.depth == 0 or not self._cache_enabled:
+            STATE.cache.clear()
+        _refresh()
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
+                return fn(*args, **kwargs)
+        return run
+
+
+class disabled:
+    """Every autocast region of this thread off (the backward pass runs so), restored on exit."""
+
+    def __enter__(self):
+        self._saved = (STATE.regions, STATE.active)
+        STATE.regions, STATE.active = {}, ()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.regions, STATE.active = self._saved
+        return False
