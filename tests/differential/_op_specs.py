@@ -152,6 +152,7 @@ NOT_COVERED = {
     "device": "a class, not an op", "dtype": "a class, not an op",
     "enable_grad": "context manager", "no_grad": "context manager", "inference_mode": "context manager",
     "set_grad_enabled": "context manager", "is_grad_enabled": "global state",
+    "is_autocast_enabled": "global state (tests/amp)", "get_autocast_dtype": "global state (tests/amp)",
     "get_default_dtype": "global state", "is_inference_mode_enabled": "global state",
     "set_default_dtype": "global state",
     "get_default_device": "global state", "set_default_device": "global state",
