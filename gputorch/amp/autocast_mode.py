@@ -25,7 +25,7 @@ import warnings
 from .. import _dtype
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "autocast_function", "STATE",
-           "cast_inputs", "disabled"]
+           "cast_inputs", "disabled", "snapshot", "restored"]
 
 # -- PyTorch's op classes, by graph node (one-node ops) ------------------------------------------
 _LOWER_COMMON = {"MmBackward0", "BmmBackward0", "MatmulBackward0", "AddmmBackward0", "BaddbmmBackward0",
@@ -237,3 +237,21 @@ class disabled:
     def __exit__(self, *exc):
         STATE.regions, STATE.active = self._saved
         return False
+
+
+def snapshot():
+    """This thread's autocast regions, to run a recomputation (checkpointing) as its forward ran."""
+    return dict(STATE.regions)
+
+
+class restored(disabled):
+    """The autocast regions of a :func:`snapshot` in force, the current ones restored on exit."""
+
+    def __init__(self, regions):
+        self._regions = regions
+
+    def __enter__(self):
+        super().__enter__()
+        STATE.regions = dict(self._regions)
+        _refresh()
+        return self

@@ -26,6 +26,7 @@ import weakref
 
 from .. import random as _random
 from .._tensor import Tensor
+from ..amp.autocast_mode import restored as autocast_restored, snapshot as autocast_snapshot
 from ..autograd import grad_mode
 from ..autograd.engine import backward as _autograd_backward
 from ..autograd.function import Function
@@ -204,6 +205,7 @@ class _ReentrantCheckpoint(Function):
     def forward(ctx, run_function, preserve_rng_state, *args):
         ctx.run_function = run_function
         ctx.rng = _RNGState(args) if preserve_rng_state else None
+        ctx.autocast = autocast_snapshot()
         ctx.arg_template = [None if isinstance(a, Tensor) else a for a in args]
         ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
@@ -216,7 +218,7 @@ class _ReentrantCheckpoint(Function):
             detached = t.detach()
             detached._requires_grad = t.requires_grad
             args[i] = detached
-        with _rng_context(ctx.rng), _grad_enabled(True):
+        with _rng_context(ctx.rng), _grad_enabled(True), autocast_restored(ctx.autocast):
             outputs = ctx.run_function(*args)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -270,6 +272,7 @@ class _Frame:
         self.check = check
         self.early_stop = early_stop
         self.recompute_context = recompute_context
+        self.autocast = autocast_snapshot()   # the recomputation runs under the forward's autocast regions
         self.handles = []        # weakrefs to the handles, in save order
         self.metadata = []       # (shape, dtype, device) of each saved tensor, for the determinism check
         self.recomputed = {}     # handle index -> recomputed tensor, until unpacked
@@ -334,7 +337,7 @@ class _Frame:
         args, kwargs = self._inputs()
         try:
             with _rng_context(self.rng), _grad_enabled(True), self.recompute_context, \
-                    saved_tensors_hooks(collect, never):
+                    autocast_restored(self.autocast), saved_tensors_hooks(collect, never):
                 self.function(*args, **kwargs)
         except _StopRecomputation:
             return

@@ -148,3 +148,28 @@ def test_unsupported_dtypes_disable_with_a_warning():
         gputorch.autocast("cuda", dtype=gputorch.float64)
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         gputorch.autocast(gputorch.device("cpu"))
+
+
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_checkpoint_recomputes_under_the_forward_autocast_state(device, use_reentrant):
+    """The recomputed forward casts as the original did (PyTorch's rule), so the saved float16
+    activations it rebuilds fit the graph; gradients equal those of the plain run."""
+    from gputorch.utils.checkpoint import checkpoint
+    w = gputorch.tensor(W, device=device, requires_grad=True)
+    x = gputorch.tensor(A, device=device)
+    seen = []
+
+    def block(inp):
+        out = gputorch.nn.functional.linear(inp, w)
+        seen.append(out.dtype)
+        return out.relu()
+
+    grads = []
+    for wrap in (lambda f, a: f(a), lambda f, a: checkpoint(f, a, use_reentrant=use_reentrant)):
+        w.grad = None
+        with gputorch.autocast(device, dtype=gputorch.float16):
+            y = wrap(block, x.requires_grad_(use_reentrant))
+        y.float().sum().backward()
+        grads.append(w.grad.cpu().numpy())
+    assert seen == [gputorch.float16] * 3     # plain, checkpointed forward, recomputation
+    np.testing.assert_array_equal(grads[0], grads[1])
