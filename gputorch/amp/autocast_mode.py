@@ -51,6 +51,12 @@ FP32_FUNCTIONS = {"cuda": {"l1_loss", "kl_div", "cosine_similarity", "cosine_emb
                   "cpu": {"l1_loss", "kl_div", "cosine_embedding_loss", "poisson_nll_loss", "hinge_embedding_loss",
                           "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
                           "multilabel_margin_loss", "cdist"}}
+# Ops in the lower-precision class whose functions check their operands' dtypes before their node
+# runs (mixed float16/float32 operands are what autocast exists for): their wrappers cast on entry.
+_LOWER_FUNCTIONS_COMMON = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                           "conv_transpose3d", "scaled_dot_product_attention", "matmul", "mm", "bmm", "addmm",
+                           "baddbmm", "addbmm"}
+LOWER_FUNCTIONS = {"cuda": _LOWER_FUNCTIONS_COMMON | {"mv", "dot"}, "cpu": _LOWER_FUNCTIONS_COMMON}
 DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
 
 
@@ -150,16 +156,21 @@ def cast_inputs(cls, device_type, args):
 
 
 def autocast_function(name):
-    """Decorator for a composite op in PyTorch's float32 class: under autocast its float16 tensor
-    arguments are cast to float32 on entry."""
+    """Decorator for an op function that autocast must see before its own checks run: a composite op
+    of PyTorch's float32 class (its float16 tensor arguments become float32 on entry), or an op of
+    the lower-precision class that checks its operands' dtypes (they become the region's dtype)."""
     def wrap(fn):
         @functools.wraps(fn)
         def op(*args, **kwargs):
             for device_type in STATE.active:
-                if name in FP32_FUNCTIONS.get(device_type, ()):
-                    args = _cast_all(args, device_type, _dtype.float32, _fp32_eligible)
-                    kwargs = dict(zip(kwargs, _cast_all(tuple(kwargs.values()), device_type, _dtype.float32,
-                                                        _fp32_eligible)))
+                if name in LOWER_FUNCTIONS.get(device_type, ()):
+                    target, eligible = STATE.regions[device_type][1], _lower_eligible
+                elif name in FP32_FUNCTIONS.get(device_type, ()):
+                    target, eligible = _dtype.float32, _fp32_eligible
+                else:
+                    continue
+                args = _cast_all(args, device_type, target, eligible)
+                kwargs = dict(zip(kwargs, _cast_all(tuple(kwargs.values()), device_type, target, eligible)))
             return fn(*args, **kwargs)
         return op
     return wrap

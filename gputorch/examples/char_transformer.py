@@ -100,8 +100,11 @@ def causal_mask(t, device):
 
 
 def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=4, layers=2, lr=3e-3,
-          dropout=0.0, checkpoint=False, seed=0, profile=False, log_every=50, log=print):
+          dropout=0.0, checkpoint=False, seed=0, profile=False, log_every=50, log=print, amp=False):
     """Train a fresh model with AdamW; returns ``{"model", "losses", "seconds", "report"}``.
+
+    ``amp``: mixed precision, the forward and the loss under ``autocast`` (float16) and the
+    gradients scaled by a ``GradScaler`` (float32 parameters and optimizer state).
 
     ``losses``: the training loss (nats per character) of every step. ``report``: the memory
     profiler's report when ``profile`` is set, else None. ``seconds``: training time per step.
@@ -111,6 +114,8 @@ def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
     rng = np.random.default_rng(seed)
     losses = []
+    device_type = torch.device(device).type
+    scaler = torch.amp.GradScaler(device_type, enabled=amp)
     profiler = None
     if profile:
         from gputorch.profiler import MemoryProfiler
@@ -120,11 +125,13 @@ def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=
     try:
         for step in range(1, steps + 1):
             x, y = (torch.tensor(a, device=device) for a in data.batch(rng, batch_size, seq_len))
-            logits = model(x)
-            loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            with torch.autocast(device_type, dtype=torch.float16, enabled=amp):
+                logits = model(x)
+                loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
             optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
             losses.append(loss.item())
             if step % log_every == 0 or step == steps:
                 log(f"  step {step:5d}  loss {np.mean(losses[-log_every:]):.3f} nats/char")
@@ -181,6 +188,8 @@ def main(argv=None):
     parser.add_argument("--d-model", type=int, default=64)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--dropout", type=float, default=0.0, help="dropout probability in the blocks (default 0)")
+    parser.add_argument("--amp", action="store_true",
+                        help="mixed precision: float16 autocast and a GradScaler (float32 parameters)")
     parser.add_argument("--out", help="folder for the memory reports (HTML and JSON)")
     args = parser.parse_args(argv)
     for name in ("steps", "seq_len", "layers", "d_model", "batch_size"):
@@ -216,7 +225,7 @@ def main(argv=None):
         print(f"checkpointing {mode}:")
         runs[mode] = train(data, device, steps=args.steps, batch_size=args.batch_size, seq_len=args.seq_len,
                            d_model=args.d_model, layers=args.layers, dropout=args.dropout,
-                           checkpoint=mode == "on", profile=True,
+                           checkpoint=mode == "on", profile=True, amp=args.amp,
                            log_every=max(args.steps // 4, 1))
         if args.out:
             import os

@@ -6,6 +6,8 @@ cases live in ``matmul.py``, einsum/tensordot in ``einsum.py``, trace/diag/kron/
 """
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
+from ..amp.autocast_mode import autocast_function
+from ._gemm import product
 from ..autograd.node import Node
 from ._common import sum_to_shape
 from ._linalg_common import C_NAME, SCALAR_NAME, mT, no_bool, require_tensor, write_out
@@ -59,7 +61,7 @@ def _add_product(ctx, input, m1, m2, beta, alpha, prod):
 
 class AddmmBackward0(_AddProductNode):
     def forward(ctx, input, m1, m2, beta, alpha):
-        return _add_product(ctx, input, m1, m2, beta, alpha, m1._data @ m2._data)
+        return _add_product(ctx, input, m1, m2, beta, alpha, product(m1._data, m2._data))
 
     @staticmethod
     def grad_m1(g, m2):
@@ -72,7 +74,7 @@ class AddmmBackward0(_AddProductNode):
 
 class AddmvBackward0(_AddProductNode):
     def forward(ctx, input, m1, m2, beta, alpha):
-        return _add_product(ctx, input, m1, m2, beta, alpha, m1._data @ m2._data)
+        return _add_product(ctx, input, m1, m2, beta, alpha, product(m1._data, m2._data))
 
     @staticmethod
     def grad_m1(g, vec):
@@ -85,7 +87,7 @@ class AddmvBackward0(_AddProductNode):
 
 class BaddbmmBackward0(_AddProductNode):
     def forward(ctx, input, m1, m2, beta, alpha):
-        return _add_product(ctx, input, m1, m2, beta, alpha, m1._data @ m2._data)
+        return _add_product(ctx, input, m1, m2, beta, alpha, product(m1._data, m2._data))
 
     @staticmethod
     def grad_m1(g, m2):
@@ -98,7 +100,7 @@ class BaddbmmBackward0(_AddProductNode):
 
 class AddbmmBackward0(_AddProductNode):
     def forward(ctx, input, m1, m2, beta, alpha):
-        prods = m1._data @ m2._data   # summed over the batch in the operands' dtype (NumPy would widen ints)
+        prods = product(m1._data, m2._data)   # summed over the batch in the operands' dtype (NumPy would widen ints)
         return _add_product(ctx, input, m1, m2, beta, alpha, prods.sum(0, dtype=prods.dtype))
 
     @staticmethod
@@ -168,6 +170,7 @@ def _addmm_args(input, mat1, mat2, name="addmm"):
 
 
 @tensor_method("addmm")
+@autocast_function("addmm")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (mat1 @ mat2)`` for matrices; ``input`` broadcasts. With ``beta=0``
     ``input`` is ignored (its NaNs do not propagate)."""
@@ -226,6 +229,7 @@ def _baddbmm_args(input, batch1, batch2, name="baddbmm"):
 
 
 @tensor_method("baddbmm")
+@autocast_function("baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * (batch1 @ batch2)`` for 3-D batches; ``input`` broadcasts."""
     _baddbmm_args(input, batch1, batch2)
@@ -262,6 +266,7 @@ def _addbmm_args(input, batch1, batch2, name="addbmm"):
 
 
 @tensor_method("addbmm")
+@autocast_function("addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``."""
     _addbmm_args(input, batch1, batch2)

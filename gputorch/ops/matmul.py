@@ -9,6 +9,8 @@ dimensions, so they are differentiable twice.
 import math
 
 from .._dispatch import apply
+from ..amp.autocast_mode import autocast_function
+from ._gemm import product
 from ..autograd.node import Node
 from ._common import sum_to_shape
 from ._linalg_common import C_NAME, SCALAR_NAME, mT, no_bool, require_tensor, write_out
@@ -27,7 +29,7 @@ class _ProductNode(Node):
         if need:
             ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
             ctx.shapes = (a._data.shape, b._data.shape)
-        return a._data @ b._data
+        return product(a._data, b._data)
 
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
@@ -76,8 +78,8 @@ class MatmulBackward0(_ProductNode):
         if x.ndim > 2 and y.ndim <= 2 and x.flags.c_contiguous:
             # B is shared by the whole batch: fold the batch into the rows, one GEMM in all.
             rows = math.prod(x.shape[:-1])
-            return (x.reshape(rows, x.shape[-1]) @ y).reshape(x.shape[:-1] + y.shape[1:])
-        return x @ y
+            return product(x.reshape(rows, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
+        return product(x, y)
 
 
 def _product_grads(grad, a, b, shapes, need):
@@ -119,6 +121,7 @@ _NODE_BY_RANKS = {(1, 1): DotBackward0, (2, 1): MvBackward0, (2, 2): MmBackward0
 
 
 @tensor_method("matmul", "__matmul__")
+@autocast_function("matmul")
 def matmul(input, other, *, out=None):
     """Matrix product with NumPy's rules: 1-D·1-D is a dot product, 1-D operands act as a row
     (left) or column (right) vector, and batch dimensions broadcast."""
@@ -197,6 +200,7 @@ def _shape_message(sa, sb):
 
 
 @tensor_method("mm")
+@autocast_function("mm")
 def mm(input, mat2, *, out=None):
     """Product of two matrices, ``(n, k) @ (k, m) -> (n, m)``."""
     require_tensor("mm", input, "input", 1)
@@ -229,6 +233,7 @@ def check_bmm(x, y, dt1, dt2):
 
 
 @tensor_method("bmm")
+@autocast_function("bmm")
 def bmm(input, mat2, *, out=None):
     """Batched matrix product, ``(b, n, k) @ (b, k, m) -> (b, n, m)`` (no broadcasting)."""
     require_tensor("bmm", input, "input", 1)
@@ -239,6 +244,7 @@ def bmm(input, mat2, *, out=None):
 
 
 @tensor_method("mv")
+@autocast_function("mv")
 def mv(input, vec, *, out=None):
     """Matrix-vector product, ``(n, k) @ (k,) -> (n,)``."""
     require_tensor("mv", input, "input", 1)
@@ -274,6 +280,7 @@ def _dot(name, cls, input, other, out):
 
 
 @tensor_method("dot")
+@autocast_function("dot")
 def dot(input, other, *, out=None):
     """Inner product of two 1-D tensors of the same length and dtype."""
     return _dot("dot", DotBackward0, input, other, out)

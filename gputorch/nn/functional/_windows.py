@@ -19,6 +19,7 @@ add or compare; padding is never materialised.
 import itertools
 import math
 
+from ...ops._gemm import product
 from ...ops.window_geometry import out_size
 
 __all__ = ["out_size", "tap_ranges", "box_taps", "im2col", "col2im", "conv_forward", "conv_input_grad",
@@ -147,10 +148,10 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_shape):
     w = _blas(xp, weight.reshape(groups, o // groups, kk))
     if positions >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
         cols = im2col(xp, x, kernel, stride, padding, dilation, out_shape)
-        y = w @ cols.reshape(n, groups, kk, positions)                    # (N, G, O/G, P)
+        y = product(w, cols.reshape(n, groups, kk, positions))                   # (N, G, O/G, P)
         return y.reshape((n, o) + out_shape)
     cols = im2col(xp, x, kernel, stride, padding, dilation, out_shape, channels_first=True)
-    y = w @ cols.reshape(groups, kk, n * positions)                       # (G, O/G, N*P)
+    y = product(w, cols.reshape(groups, kk, n * positions))                      # (G, O/G, N*P)
     y = y.reshape(o, n, positions).transpose(1, 0, 2)
     return xp.ascontiguousarray(y).reshape((n, o) + out_shape)
 
@@ -166,11 +167,11 @@ def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups
     positions = math.prod(out_shape)
     w_t = _blas(xp, weight.reshape(groups, o // groups, kk)).transpose(0, 2, 1)     # (G, K, O/G)
     if positions >= _MIN_POSITIONS_PER_SAMPLE or n == 1:
-        cols = w_t @ _blas(xp, grad).reshape(n, groups, o // groups, positions)     # (N, G, K, P)
+        cols = product(w_t, _blas(xp, grad).reshape(n, groups, o // groups, positions))    # (N, G, K, P)
         cols = cols.reshape((n, groups * cg) + kernel + out_shape)
     else:
         g = xp.ascontiguousarray(grad.reshape(n, o, positions).transpose(1, 0, 2))
-        cols = w_t @ g.reshape(groups, o // groups, n * positions)                 # (G, K, N*P)
+        cols = product(w_t, g.reshape(groups, o // groups, n * positions))                # (G, K, N*P)
         cols = cols.reshape((groups * cg,) + kernel + (n,) + out_shape).transpose(_batch_last(len(kernel)))
     return col2im(xp, cols, x_shape, stride, padding, dilation)
 
@@ -188,5 +189,5 @@ def conv_weight_grad(xp, x, grad, weight_shape, stride, padding, dilation, group
     cols = cols.reshape(groups, kk, n * positions)
     g = grad.reshape(n, groups, o // groups, positions).transpose(1, 2, 0, 3)
     g = _blas(xp, g.reshape(groups, o // groups, n * positions))            # copies (small)
-    gw = g @ cols.transpose(0, 2, 1)                                          # (G, O/G, K)
+    gw = product(g, cols.transpose(0, 2, 1))                                         # (G, O/G, K)
     return gw.reshape(weight_shape)

@@ -15,6 +15,7 @@ import math
 import warnings
 
 from ... import _dtype
+from ...amp.autocast_mode import autocast_function
 from ..._tensor import Tensor
 from ...ops.creation import ones, zeros, zeros_like
 from ...ops.linalg import baddbmm
@@ -81,6 +82,7 @@ def _repeat_heads(t, heads, name):
     return expanded.reshape(*shape[:-3], heads, shape[-2], shape[-1])
 
 
+@autocast_function("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     """``softmax(query @ key^T * scale + mask) @ value`` over the last two dims.

@@ -17,6 +17,7 @@ op's forward (e.g. with im2col/col2im kernels) without touching the autograd.
 import operator
 
 from ..._dispatch import apply
+from ...amp.autocast_mode import autocast_function
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import xp_of
@@ -280,6 +281,7 @@ def _conv(fname, n, input, weight, bias, stride, padding, dilation, groups, tran
 
 
 # ---------------------------------------------------------------- public functions
+@autocast_function("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution over ``input`` (N, C_in, L) or (C_in, L) with ``weight`` (C_out, C_in/groups, k).
 
@@ -289,6 +291,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_function("conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-D convolution over ``input`` (N, C_in, H, W) or (C_in, H, W) with ``weight``
     (C_out, C_in/groups, kH, kW) and optional ``bias`` (C_out,).
@@ -300,6 +303,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_function("conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """1-D transposed convolution (the gradient of conv1d with respect to its input); ``weight`` is
     (C_in, C_out/groups, k). ``L_out = (L-1)*stride - 2*padding + dilation*(k-1) + output_padding + 1``."""
@@ -307,6 +311,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
                  output_padding)
 
 
+@autocast_function("conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-D transposed convolution ("deconvolution"); ``weight`` is (C_in, C_out/groups, kH, kW).
     ``H_out = (H-1)*stride - 2*padding + dilation*(kH-1) + output_padding + 1`` (likewise W)."""
@@ -314,6 +319,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
                  output_padding)
 
 
+@autocast_function("conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-D convolution over ``input`` (N, C_in, D, H, W) or (C_in, D, H, W) with ``weight``
     (C_out, C_in/groups, kD, kH, kW) and optional ``bias`` (C_out,); arguments as :func:`conv2d`
@@ -321,6 +327,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_function("conv_transpose3d")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """3-D transposed convolution; ``weight`` is (C_in, C_out/groups, kD, kH, kW).
     ``D_out = (D-1)*stride - 2*padding + dilation*(kD-1) + output_padding + 1`` (likewise H, W)."""

@@ -8,6 +8,8 @@ backward is three products written with Tensor ops. It is the op behind
 import numpy as np
 
 from ..._dispatch import apply
+from ...amp.autocast_mode import autocast_function
+from ...ops._gemm import product
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import sum_to_shape
@@ -25,7 +27,7 @@ class LinearBackward0(Node):
 
     def forward(ctx, x, w, b=None):
         xa, wa = x._data, w._data
-        out = xa @ wa.T
+        out = product(xa, wa.T)
         if b is not None:
             ctx.bias_shape = b._data.shape
             out += b._data
@@ -93,6 +95,7 @@ def _check_linear(input, weight, bias):
                                f"{list(out_shape)}.  Tensor sizes: {list(bias._data.shape)}")
 
 
+@autocast_function("linear")
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``.
 
