@@ -22,6 +22,9 @@ from ._specs_common import INTEGRAL
 
 # ---------------------------------------------------------------- tables
 EXPLICIT = {
+    # autocast queries outside any region (regions themselves: tests/amp)
+    "is_autocast_enabled": lambda b: ([repr(b.rng.choice(["cuda", "cpu"]))], {}),
+    "get_autocast_dtype": lambda b: (["'cuda'"], {}),
     # arithmetic with options
     "add": math_specs.binary_alpha, "sub": math_specs.binary_alpha, "subtract": math_specs.binary_alpha,
     "rsub": math_specs.binary_alpha, "div": math_specs.div, "divide": math_specs.div,
@@ -152,7 +155,6 @@ NOT_COVERED = {
     "device": "a class, not an op", "dtype": "a class, not an op",
     "enable_grad": "context manager", "no_grad": "context manager", "inference_mode": "context manager",
     "set_grad_enabled": "context manager", "is_grad_enabled": "global state",
-    "is_autocast_enabled": "global state (tests/amp)", "get_autocast_dtype": "global state (tests/amp)",
     "get_default_dtype": "global state", "is_inference_mode_enabled": "global state",
     "set_default_dtype": "global state",
     "get_default_device": "global state", "set_default_device": "global state",
