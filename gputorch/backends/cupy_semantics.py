@@ -7,6 +7,7 @@ functions replaced, so an op gives the same answer on every backend and no op te
 
 * ``floor_divide`` and ``remainder``/``mod`` of floating-point numbers: NumPy's ``divmod``
   (from ``fmod``; PyTorch's rule too), exact at infinities and signed zeros;
+* ``fmod`` of integers: exact (CuPy's goes through double precision), with C's sign (that of x);
 * ``clip``: ``minimum(maximum(a, a_min), a_max)``, so a NaN bound gives NaN as in NumPy;
 * ``ufunc.accumulate`` for every binary ufunc (CuPy has it for ``add`` and ``multiply`` only):
   a log-step scan, ``ceil(log2(n))`` elementwise passes;
@@ -148,6 +149,13 @@ def numpy_semantics(cp):
             return cp.remainder(x, y, out=out, **kwargs)
         return _finish(_float_divmod(cp, x, y)[1], out)
 
+    def fmod(x, y, out=None, **kwargs):
+        if kwargs or _is_float_result(cp, x, y):
+            return cp.fmod(x, y, out=out, **kwargs)
+        r = cp.remainder(x, y)                      # exact for integers, with the sign of y
+        fix = (r != 0) & (cp.less(r, 0) != cp.less(x, 0))
+        return _finish(cp.where(fix, r - y, r), out)   # C's: the sign of x
+
     def clip(a, a_min, a_max, out=None):
         result = a
         if a_min is not None:
@@ -156,7 +164,8 @@ def numpy_semantics(cp):
             result = cp.minimum(result, a_max)
         return _finish(result, out)
 
-    overrides = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip}
+    overrides = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip,
+                 "fmod": fmod}
     for name in ("maximum", "minimum", "fmax", "fmin", "multiply", "add", "subtract", "logaddexp",
                  "bitwise_or", "bitwise_and", "bitwise_xor", "logical_or", "logical_and"):
         overrides[name] = _Ufunc(getattr(cp, name), cp)

@@ -11,6 +11,7 @@ CUDA backend's NumPy-semantics layer (``cupy_semantics.py``) has to make up the 
 * ``floor_divide`` of floating-point numbers is ``floor(x / y)`` and ``remainder`` (``mod``) is
   ``x - y * floor(x / y)``, not NumPy's ``fmod``-based ``divmod`` (they differ at infinities,
   and where the quotient rounds to an integer);
+* ``fmod`` of integers is computed in double precision (inexact beyond 2**53);
 * ``clip`` compares with each bound, so a NaN bound is ignored instead of giving NaN;
 * ``ufunc.accumulate`` exists for ``add`` and ``multiply`` only: others raise
   NotImplementedError ("`cupy_maximum.accumulate` is not supported yet");
@@ -55,6 +56,20 @@ def remainder(x, y, out=None, **kwargs):
     with np.errstate(all="ignore"):
         q = np.floor(np.true_divide(x, y, **kwargs))
         return np.subtract(x, np.multiply(y, q, **kwargs), out=out, **kwargs)
+
+
+def fmod(x, y, out=None, **kwargs):
+    """CuPy's fmod of integers goes through double precision: above 2**53 it is inexact (an H200 gave
+    gcd(2**63 - 1, 4) == 4 through it). Floats are C's fmod, as NumPy's."""
+    if np.result_type(x, y).kind not in "iu":
+        return np.fmod(x, y, out=out, **kwargs)
+    dtype = np.result_type(x, y)
+    with np.errstate(all="ignore"):
+        result = np.fmod(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)).astype(dtype)
+    if out is not None:
+        out[...] = result
+        return out
+    return result
 
 
 def clip(a, a_min, a_max, out=None):
@@ -117,7 +132,7 @@ def where(condition, x=None, y=None):
     return np.where(condition, x, y)
 
 
-OVERRIDES = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip,
+OVERRIDES = {"floor_divide": floor_divide, "remainder": remainder, "mod": remainder, "clip": clip, "fmod": fmod,
              "broadcast_to": broadcast_to, "broadcast_arrays": broadcast_arrays,
              "linalg.cholesky": linalg_cholesky, "where": where}
 
