@@ -228,6 +228,10 @@ class Tensor:
             strides = tuple(reversed(strides))
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
+    def _is_view(self):
+        """Whether this tensor is a view of another (shares its storage and version counter)."""
+        return self._base is not None
+
     def storage_offset(self):
         return (self._array_address(self._data) - self._array_address(self._storage_root())) // self._dtype.itemsize
 

@@ -68,3 +68,48 @@ def test_default_log_dir_and_errors(tmp_path, monkeypatch):
         w.add_histogram("h", np.array([np.nan]))
     w.close()
     assert any(f.startswith("events.out.tfevents") for f in os.listdir(w.get_logdir()))
+
+
+def _png_pixels(data):
+    """Decode the PNGs this writer makes (8-bit RGB/RGBA, no filters): an HWC array."""
+    import struct
+    import zlib
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, {}
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        chunks[kind] = chunks.get(kind, b"") + data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+    w, h, depth, color = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+    c = {2: 3, 6: 4}[color]
+    raw = np.frombuffer(zlib.decompress(chunks[b"IDAT"]), dtype=np.uint8).reshape(h, 1 + w * c)
+    assert (raw[:, 0] == 0).all()
+    return raw[:, 1:].reshape(h, w, c)
+
+
+def test_images_like_torch(tmp_path, device):
+    rng = np.random.default_rng(1)
+    cases = {"grey": (rng.random((1, 4, 5)), "CHW"), "rgb": (rng.random((3, 4, 5)), "CHW"),
+             "hwc": ((rng.random((4, 5, 3)) * 255).astype(np.uint8), "HWC"), "hw": (rng.random((4, 5)), "HW"),
+             "rgba": (rng.random((4, 4, 5)), "CHW"), "batch": (rng.random((3, 3, 4, 5)), "NCHW")}
+    with SummaryWriter(str(tmp_path / "ours")) as w:
+        for tag, (img, fmt) in cases.items():
+            w.add_image(tag, gputorch.tensor(img, device=device), 0, dataformats=fmt)
+    ours = _read(str(tmp_path / "ours"))
+    got = {tag: _png_pixels(ours.Images(tag)[0].encoded_image_string) for tag in cases}
+    assert got["grey"].shape == (4, 5, 3) and (got["grey"][..., 0] == got["grey"][..., 2]).all()
+    np.testing.assert_array_equal(got["hwc"], cases["hwc"][0])
+    assert got["batch"].shape == (4, 15, 3) and got["rgba"].shape == (4, 5, 4)
+    torch = pytest.importorskip("torch")
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    with TorchWriter(str(tmp_path / "theirs")) as w:
+        for tag, (img, fmt) in cases.items():
+            w.add_image(tag, torch.tensor(img), 0, dataformats=fmt)
+    theirs = _read(str(tmp_path / "theirs"))
+    pil = pytest.importorskip("PIL.Image")
+    import io
+    for tag in cases:
+        mine, ref = ours.Images(tag)[0], theirs.Images(tag)[0]
+        assert (mine.width, mine.height) == (ref.width, ref.height)
+        np.testing.assert_array_equal(got[tag], np.asarray(pil.open(io.BytesIO(ref.encoded_image_string))))

@@ -1,4 +1,4 @@
-"""``SummaryWriter``: scalars, groups of scalars, histograms and text as TensorBoard events.
+"""``SummaryWriter``: scalars, groups of scalars, histograms, images and text as TensorBoard events.
 
 Each call appends one ``Event`` (a ``Summary`` with the step and wall time) to the event file of
 the writer's run directory, through TensorBoard's own ``EventFileWriter`` (buffered, flushed every
@@ -7,9 +7,12 @@ own, ``<log_dir>/<main_tag>_<tag>``, as PyTorch does, so that TensorBoard draws 
 Values may be Python numbers, NumPy arrays or tensors on any device.
 """
 import datetime
+import math
 import os
 import socket
+import struct
 import time
+import zlib
 
 import numpy as np
 from tensorboard.compat.proto.event_pb2 import Event
@@ -74,6 +77,45 @@ def histogram_proto(values, bins="tensorflow", max_bins=None):
                           bucket_limit=bucket_limits.tolist(), bucket=bucket_counts.astype(np.float64).tolist())
 
 
+def _hwc(image, dataformats):
+    """``image`` as an HWC uint8 array with 3 or 4 channels: floats are in [0, 1] (scaled by 255 and
+    clipped), one channel becomes grey RGB, ``N`` images (``NCHW``/``NHWC``) a grid of up to 8 columns."""
+    array = _numpy(image)
+    fmt = dataformats.upper()
+    if len(fmt) != array.ndim or len(set(fmt)) != len(fmt) or not set(fmt) <= set("NCHW"):
+        raise ValueError(f"dataformats {dataformats!r} does not describe an image of shape {tuple(array.shape)}")
+    if "C" not in fmt:
+        array, fmt = array[..., None], fmt + "C"
+    if "N" not in fmt:
+        array, fmt = array[None], "N" + fmt
+    array = np.transpose(array, [fmt.index(axis) for axis in "NHWC"])
+    if array.shape[-1] == 1:
+        array = np.repeat(array, 3, axis=-1)
+    if array.shape[-1] not in (3, 4):
+        raise ValueError(f"an image needs 1, 3 or 4 channels, got {array.shape[-1]}")
+    if array.dtype != np.uint8:
+        array = (array.astype(np.float64) * 255).clip(0, 255).astype(np.uint8)
+    n, h, w, c = array.shape
+    cols = min(n, 8)
+    rows = math.ceil(n / cols)
+    grid = np.zeros((rows * h, cols * w, c), dtype=np.uint8)
+    for i in range(n):
+        r, k = divmod(i, cols)
+        grid[r * h:(r + 1) * h, k * w:(k + 1) * w] = array[i]
+    return grid
+
+
+def png(hwc):
+    """PNG bytes of an HWC uint8 array (RGB or RGBA; no filtering, zlib-compressed)."""
+    h, w, c = hwc.shape
+    raw = b"".join(b"\x00" + row.tobytes() for row in np.ascontiguousarray(hwc))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    header = struct.pack(">IIBBBBB", w, h, 8, {3: 2, 4: 6}[c], 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+
+
 class SummaryWriter:
     """``SummaryWriter(log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
     filename_suffix="")``: a run directory (by default ``runs/<date>_<host><comment>``) and its event
@@ -120,6 +162,17 @@ class SummaryWriter:
     def add_histogram(self, tag, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None):
         """The distribution of ``values`` (any shape; non-finite values are left out)."""
         self._add(Summary.Value(tag=tag, histo=histogram_proto(values, bins, max_bins)), global_step, walltime)
+
+    def add_image(self, tag, img_tensor, global_step=None, walltime=None, dataformats="CHW"):
+        """One image (``CHW`` by default; ``HWC``, ``HW``; floats in [0, 1] or uint8) as a PNG."""
+        grid = _hwc(img_tensor, dataformats)
+        image = Summary.Image(height=grid.shape[0], width=grid.shape[1], colorspace=grid.shape[2],
+                              encoded_image_string=png(grid))
+        self._add(Summary.Value(tag=tag, image=image), global_step, walltime)
+
+    def add_images(self, tag, img_tensor, global_step=None, walltime=None, dataformats="NCHW"):
+        """A batch of images (``NCHW`` by default), drawn as one grid of up to 8 columns."""
+        self.add_image(tag, img_tensor, global_step, walltime, dataformats)
 
     def add_text(self, tag, text_string, global_step=None, walltime=None):
         """``text_string`` (Markdown) under ``<tag>/text_summary`` for TensorBoard's text plugin."""
