@@ -123,7 +123,7 @@ def apply(cls, *args, **params):
         result._grad_fn = ctx
         result._requires_grad = True
         if ctx.saves_result:
-            ctx._saved_result = SavedTensor(result, True)
+            ctx._result_saved = SavedTensor(result, True)
     return result
 
 
@@ -206,7 +206,7 @@ def apply_inplace(cls, self, *args, **params):
         self._output_nr = 0
         self._requires_grad = True
         if node.saves_result:
-            node._saved_result = SavedTensor(self, True)
+            node._result_saved = SavedTensor(self, True)
         if self._retains_grad:
             move_retain_grad(self, old_history[0], old_history[1])
     return self

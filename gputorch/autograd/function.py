@@ -49,6 +49,11 @@ class FunctionCtx:
         """
         self.to_save = tensors
 
+    @property
+    def saved_tensors(self):
+        """The tensors saved with ``save_for_backward``, unpacked (checked for in-place changes)."""
+        return self.saved_values
+
     def save_for_forward(self, *tensors):
         self.saved_for_forward = tensors
 

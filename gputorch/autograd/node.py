@@ -28,7 +28,7 @@ class Node:
 
     next_functions = ()
     _saved = ()            # SavedTensor entries; None once released after backward
-    _saved_result = None   # SavedTensor of the output, for ops with ``saves_result``
+    _result_saved = None   # SavedTensor of the output, for ops with ``saves_result``
     _num_outputs = 1
     _output_meta = None    # [(shape, dtype, device)] of multi-output ops (to materialise zeros)
     _pre_hooks = None      # {id: fn(grad_outputs) -> grad_outputs | None}
@@ -55,7 +55,10 @@ class Node:
         self._saved = [SavedTensor(t, False) if hasattr(t, "_vc") else _Constant(t) for t in tensors]
 
     @property
-    def saved_tensors(self):
+    def saved_values(self):
+        """The tensors (and numbers) the op saved for backward, checked for in-place changes. Built-in
+        nodes keep them here; only custom Functions' nodes show them as ``saved_tensors``, as in
+        PyTorch (graph drawers such as torchviz look for that name)."""
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
@@ -64,7 +67,7 @@ class Node:
     @property
     def saved_result(self):
         """The op's own output, saved by the dispatcher when ``saves_result`` is set."""
-        saved = self._saved_result
+        saved = self._result_saved
         if saved is None:
             raise RuntimeError(_FREED_MESSAGE)
         return saved.unpack(self)
@@ -72,7 +75,7 @@ class Node:
     def _release_saved(self):
         self._saved = None
         if self.saves_result:
-            self._saved_result = None
+            self._result_saved = None
 
     # -- introspection (PyTorch's Node API) ----------------------------------
     def name(self):

@@ -32,7 +32,7 @@ class TanhBackwardBackward0(Node):
         return out
 
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.saved_values
         need = ctx.needs_input_grad
         return (tanh_backward(gg, y) if need[0] else None,
                 gg * -2 * grad * y if need[1] else None)
@@ -50,7 +50,7 @@ class SigmoidBackwardBackward0(Node):
         return out
 
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.saved_values
         need = ctx.needs_input_grad
         return (sigmoid_backward(gg, y) if need[0] else None,
                 gg * grad * (1 - 2 * y) if need[1] else None)
@@ -67,7 +67,7 @@ class ThresholdBackwardBackward0(Node):
         return xp_of(grad).where(y._data <= threshold, g.dtype.type(0), g)
 
     def backward(ctx, gg):
-        (y,) = ctx.saved_tensors
+        (y,) = ctx.saved_values
         return threshold_backward(gg, y, ctx.threshold), None
 
 
@@ -106,7 +106,7 @@ class GeluBackwardBackward0(Node):
             return _back(g * slope, back)
 
     def backward(ctx, gg):
-        grad, x = ctx.saved_tensors
+        grad, x = ctx.saved_values
         need = ctx.needs_input_grad
         d_grad = gelu_backward(gg, x, ctx.approximate) if need[0] else None
         d_x = None
@@ -136,7 +136,7 @@ class SiluBackwardBackward0(Node):
             return _back(grad._data * (s * (a * (1 - s) + 1)), back)
 
     def backward(ctx, gg):
-        grad, x = ctx.saved_tensors
+        grad, x = ctx.saved_values
         need = ctx.needs_input_grad
         d_grad = silu_backward(gg, x) if need[0] else None
         d_x = None
@@ -159,7 +159,7 @@ class SoftmaxBackwardDataBackward0(Node):
         return _back(v * (g - (g * v).sum(axis=dim, keepdims=True)), back)
 
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.saved_values
         need = ctx.needs_input_grad
         dim = ctx.dim
         d_grad = softmax_backward_data(gg, y, dim) if need[0] else None
@@ -183,7 +183,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
             return _back(g - xp.exp(v) * total, back)
 
     def backward(ctx, gg):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx.saved_values
         need = ctx.needs_input_grad
         dim = ctx.dim
         e = y.exp()

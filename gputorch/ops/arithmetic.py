@@ -97,7 +97,7 @@ class MulBackward0(Node):
             return x * y
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         meta_a, meta_b = ctx.metas
         out = []
         if meta_a is not None:
@@ -149,7 +149,7 @@ class DivBackward0(Node):
             return xp.trunc(xp.true_divide(x, y))
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         if ctx.rounding_mode is not None:
             return tuple(grad_for(grad * 0, t) for t in (a, b) if isinstance(t, Tensor))
@@ -203,7 +203,7 @@ class RemainderBackward0(Node):
             return xp.remainder(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         out = []
         if isinstance(a, Tensor):
             out.append(grad_for(grad, a))
@@ -226,7 +226,7 @@ class FmodBackward0(Node):
             return xp.fmod(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         out = []
         if isinstance(a, Tensor):
             out.append(grad_for(grad, a))
@@ -265,7 +265,7 @@ class PowBackward0(Node):
             return x ** e
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         e = ctx.exponent
         if e == 0:
             return grad * 0
@@ -284,7 +284,7 @@ class PowBackward1(Node):
             return x ** y
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         ga = gb = None
         if need[0]:
@@ -337,7 +337,7 @@ class AbsBackward0(Node):
         return xp_of(a).abs(a._data)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * a.sign()
 
 

@@ -474,7 +474,7 @@ class WhereBackward0(Node):
         return out if out.dtype == dt.np else out.astype(dt.np)
 
     def backward(ctx, grad):
-        (condition,) = ctx.saved_tensors
+        (condition,) = ctx.saved_values
         if condition._dtype is not _dtype.bool:
             condition = condition != 0        # (a deprecated uint8 condition)
         need = ctx.needs_input_grad

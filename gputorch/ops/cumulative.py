@@ -86,7 +86,7 @@ class CumprodBackward0(Node):
         return r.astype(out) if r.dtype != out else r
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         x = a._data
         d = ctx.dim
         if x.ndim == 0 or x.shape[d] <= 1:
@@ -174,7 +174,7 @@ class LogcumsumexpBackward0(Node):
     def backward(ctx, grad):
         # grad_k = sum_{j >= k} grad_j * exp(x_k - out_j), summed in log space separately for the
         # positive and negative parts of grad so that nothing overflows.
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         x = a._data
         if x.size == 0 or x.ndim == 0:
             return grad

@@ -52,7 +52,7 @@ class EinsumBackward0(Node):
 
     def backward(ctx, grad):
         in_labels, out_labels = ctx.in_labels, ctx.out_labels
-        operands = ctx.saved_tensors if len(in_labels) > 1 else ()
+        operands = ctx.saved_values if len(in_labels) > 1 else ()
         sizes = {}
         for labels, shape in zip(in_labels, ctx.shapes):
             sizes.update(zip(labels, shape))

@@ -30,7 +30,7 @@ def _tie_share(x, out, dims, nan_ties):
 
 def evenly_backward(ctx, grad):
     """Backward of a whole/amax-style extreme: ties share the gradient evenly."""
-    (a,) = ctx.saved_tensors
+    (a,) = ctx.saved_values
     shape = a._data.shape
     out = keep_reduced(ctx.saved_result, shape, ctx.dims, ctx.keepdim)
     g = keep_reduced(grad, shape, ctx.dims, ctx.keepdim)

@@ -253,7 +253,7 @@ class LgammaBackward0(Node):
         return _evaluate(_lgamma64, a)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * digamma(a)
 
 
@@ -263,7 +263,7 @@ class DigammaBackward0(Node):
         return _evaluate(_digamma64, a)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * polygamma(1, a)
 
 
@@ -274,7 +274,7 @@ class PolygammaBackward0(Node):
         return _evaluate(_polygamma64, a, n)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * polygamma(ctx.n + 1, a)
 
 
@@ -406,7 +406,7 @@ class StandardGammaBackward0(Node):
         return xp.maximum(x, np.finfo(x.dtype).tiny)
 
     def backward(ctx, grad):
-        (alpha,) = ctx.saved_tensors
+        (alpha,) = ctx.saved_values
         return grad * _standard_gamma_grad(alpha, ctx.saved_result)
 
 

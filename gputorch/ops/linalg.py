@@ -32,7 +32,7 @@ class _AddProductNode(Node):
     """``beta * input + alpha * (m1 . m2)``; each subclass names the product and its two gradients."""
 
     def backward(ctx, grad):
-        m1, m2 = ctx.saved_tensors
+        m1, m2 = ctx.saved_values
         need = ctx.needs_input_grad
         gi = g1 = g2 = None
         if need[0]:

@@ -66,7 +66,7 @@ class LinalgPinvBackward0(Node):
             return (xp.swapaxes(vh, -1, -2) * keep[..., None, :]) @ xp.swapaxes(u, -1, -2)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         p = ctx.saved_result
         pt = mT(p)
         result = -(pt @ grad @ pt)
@@ -212,7 +212,7 @@ class LinalgSlogdetBackward0(Node):
         return sign, logabs
 
     def backward(ctx, gsign, glogabs):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         g = glogabs.reshape(glogabs._data.shape + (1, 1))
         return g * mT(inv(a))
 

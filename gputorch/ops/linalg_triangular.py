@@ -54,7 +54,7 @@ class LinalgSolveTriangularBackward0(Node):
         return substitute(xp_of(a), a._data, b._data, upper, unitriangular)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         upper, unit = ctx.flags
         need = ctx.needs_input_grad
         gb = apply(LinalgSolveTriangularBackward0, mT(a), grad, not upper, unit)
@@ -134,7 +134,7 @@ class CholeskySolveBackward0(Node):
         return substitute(xp, xp.swapaxes(first, -1, -2), y, True)
 
     def backward(ctx, grad):
-        (factor,) = ctx.saved_tensors
+        (factor,) = ctx.saved_values
         need = ctx.needs_input_grad
         gb = apply(CholeskySolveBackward0, grad, factor, ctx.upper)
         gf = None

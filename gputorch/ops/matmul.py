@@ -32,7 +32,7 @@ class _ProductNode(Node):
         return product(a._data, b._data)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         return _product_grads(grad, a, b, ctx.shapes, ctx.needs_input_grad)
 
 
@@ -40,7 +40,7 @@ class DotBackward0(_ProductNode):
     """1-D · 1-D."""
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad * b if need[0] else None), (grad * a if need[1] else None)
 
@@ -57,7 +57,7 @@ class MmBackward0(_ProductNode):
     """2-D · 2-D."""
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (mm(grad, mT(b)) if need[0] else None), (mm(mT(a), grad) if need[1] else None)
 

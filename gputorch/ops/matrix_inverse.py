@@ -83,7 +83,7 @@ class LinalgDetBackward0(Node):
         return xp_of(a).linalg.det(a._data)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         scale = grad * ctx.saved_result
         return scale.reshape(scale._data.shape + (1, 1)) * mT(inv(a))
 
@@ -110,7 +110,7 @@ class LinalgSolveExBackward0(Node):
         return out[..., 0] if vector else out
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         a_shape, b_shape = ctx.shapes
         need = ctx.needs_input_grad
         gb = apply(LinalgSolveExBackward0, mT(a), grad, ctx.vector)

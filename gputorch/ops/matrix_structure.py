@@ -114,7 +114,7 @@ class LinalgCrossBackward0(Node):
         return xp_of(a).cross(a._data, b._data, axis=dim)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         ga = sum_to_shape(apply(LinalgCrossBackward0, b, grad, ctx.dim), ctx.shapes[0]) if need[0] else None
         gb = sum_to_shape(apply(LinalgCrossBackward0, grad, a, ctx.dim), ctx.shapes[1]) if need[1] else None

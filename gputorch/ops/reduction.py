@@ -171,7 +171,7 @@ class NansumBackward0(Node):
         return _finish(xp_of(a).nansum(x, axis=dims, keepdims=keepdim, dtype=_acc(x)), x.dtype)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         x = a._data
         g = expand_reduced(grad, ctx.shape, ctx.dims, ctx.keepdim) * const(x == x, a)
         return _cast_grad(g, ctx.in_dtype)
@@ -243,7 +243,7 @@ class ProdBackward0(Node):
         return _prod_array(a, None, False)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         if a._data.ndim == 0:
             return grad
         shape = a._data.shape
@@ -266,7 +266,7 @@ class ProdBackward1(Node):
         return _prod_array(a, (dim,), keepdim)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         if a._data.ndim == 0:
             return grad
         shape, dims = a._data.shape, (ctx.dim,)
@@ -341,7 +341,7 @@ class VarBackward0(Node):
         return _finish(_moments(ctx, a, dims, correction, keepdim)[0], a._data.dtype)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         g = keep_reduced(grad, ctx.shape, ctx.dims, ctx.keepdim)
         return _var_grad(g, a, ctx.dims, ctx.dof)
 
@@ -355,7 +355,7 @@ class StdBackward0(Node):
         return _finish(xp_of(a).sqrt(v), a._data.dtype)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         g = keep_reduced(grad, ctx.shape, ctx.dims, ctx.keepdim)
         s = keep_reduced(ctx.saved_result, ctx.shape, ctx.dims, ctx.keepdim)
         return _std_grad(g, a, s, ctx.dims, ctx.dof)
@@ -368,7 +368,7 @@ class VarMeanBackward0(Node):
         return _finish(v, a._data.dtype), _finish(m, a._data.dtype)
 
     def backward(ctx, grad_var, grad_mean):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         g = keep_reduced(grad_var, ctx.shape, ctx.dims, ctx.keepdim)
         gm = expand_reduced(grad_mean, ctx.shape, ctx.dims, ctx.keepdim) / ctx.count
         return _var_grad(g, a, ctx.dims, ctx.dof) + gm
@@ -382,7 +382,7 @@ class StdMeanBackward0(Node):
         return _finish(xp_of(a).sqrt(v), a._data.dtype), _finish(m, a._data.dtype)
 
     def backward(ctx, grad_std, grad_mean):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         # A multi-output node keeps no result: the std is recomputed as a tensor with history.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -466,7 +466,7 @@ class LogsumexpBackward0(Node):
         return _finish(xp.asarray(r), x.dtype)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         shape = a._data.shape
         g = keep_reduced(grad, shape, ctx.dims, ctx.keepdim)
         out = keep_reduced(ctx.saved_result, shape, ctx.dims, ctx.keepdim)
@@ -512,7 +512,7 @@ class LinalgVectorNormBackward0(Node):
         return _finish(xp.asarray(r), x.dtype)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         p = ctx.ord
         if p == 0:   # a count of non-zeros: zero gradient (PyTorch gives zeros, not None)
             from .creation import zeros_like

@@ -350,7 +350,7 @@ def _unary_node(name, kernel, derivative, native=False):
         return _unary64(kernel, a, native)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * derivative(a, ctx.saved_result)
 
     return type(name, (Node,), {"forward": forward, "backward": backward, "saves_result": True,
@@ -442,7 +442,7 @@ class LogitBackward0(Node):
         return out.astype(_result_dtype(a).np, copy=False)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         g = grad / (a * (1 - a))
         if ctx.eps is None:
             return where((a < 0) | (a > 1), math.nan, g)
@@ -475,7 +475,7 @@ def _save_operands(ctx, a, b):
 
 
 def _saved_operands(ctx):
-    saved = list(ctx.saved_tensors)
+    saved = list(ctx.saved_values)
     return tuple(saved.pop(0) if n is None else n for n in ctx.numbers)
 
 

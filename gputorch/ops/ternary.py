@@ -65,7 +65,7 @@ class AddcmulBackward0(Node):
         return _combine(xp, x, _scaled(xp, t1, value), t2, False)
 
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        input, tensor1, tensor2 = ctx.saved_values
         need = ctx.needs_input_grad
         value = ctx.value
         return (grad_for(grad, input) if need[0] else None,
@@ -84,7 +84,7 @@ class AddcdivBackward0(Node):
         return _combine(xp, x, _scaled(xp, t1, value), t2, True)
 
     def backward(ctx, grad):
-        input, tensor1, tensor2 = ctx.saved_tensors
+        input, tensor1, tensor2 = ctx.saved_values
         need = ctx.needs_input_grad
         value = ctx.value
         return (grad_for(grad, input) if need[0] else None,

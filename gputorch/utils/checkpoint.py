@@ -214,7 +214,7 @@ class _ReentrantCheckpoint(Function):
     @staticmethod
     def backward(ctx, *grad_outputs):
         args = list(ctx.arg_template)
-        for i, t in zip(ctx.tensor_positions, ctx.saved_tensors):
+        for i, t in zip(ctx.tensor_positions, ctx.saved_values):
             detached = t.detach()
             detached._requires_grad = t.requires_grad
             args[i] = detached
@@ -301,7 +301,7 @@ class _Frame:
     def _inputs(self):
         args = list(self.template)
         kwargs = dict(self.kw_template)
-        saved = self.saver.saved_tensors
+        saved = self.saver.saved_values
         for slot, t in zip(self.positions + self.kw_names, saved):
             detached = t.detach()
             detached._requires_grad = t.requires_grad

@@ -47,7 +47,7 @@ def graph_saved_bytes(root, exclude=()):
         if node is None or node in seen:
             continue
         seen.add(node)
-        saved = list(node._saved or ()) + [node._saved_result]
+        saved = list(node._saved or ()) + [node._result_saved]
         for s in saved:
             if isinstance(s, SavedTensor):
                 t = s.tensor if s.tensor is not None else s.packed

@@ -82,7 +82,7 @@ class ThresholdBackward0(Node):
         return xp_of(a).where(x <= threshold, x.dtype.type(value), x)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return threshold_backward(grad, a, ctx.threshold)
 
 
@@ -124,7 +124,7 @@ class LeakyReluBackward0(Node):
         return _finish(xp_of(a).where(x > 0, x, x * slope), back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return where(a > 0, grad, grad * ctx.slope)
 
 
@@ -151,7 +151,7 @@ class RreluWithNoiseBackward0(Node):
         return _finish(x * noise._data, back)
 
     def backward(ctx, grad):
-        (noise,) = ctx.saved_tensors
+        (noise,) = ctx.saved_values
         return grad * noise, None
 
 
@@ -173,7 +173,7 @@ class EluBackward0(Node):
         return _elu_array(a, alpha, scale, input_scale, "elu_cpu")
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         alpha, scale, input_scale = ctx.coefs
         neg = grad * ((a * input_scale).exp() * (input_scale * alpha * scale))
         return where(a > 0, grad * scale, neg)
@@ -226,7 +226,7 @@ class GeluBackward0(Node):
             return _finish(cdf, back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return gelu_backward(grad, a, ctx.approximate)
 
 
@@ -246,7 +246,7 @@ class SiluBackward0(Node):
         return _finish(x * _sigmoid_array(xp_of(a), x), back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return silu_backward(grad, a)
 
 
@@ -263,7 +263,7 @@ class MishBackward0(Node):
         return _finish(t, back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         t = a.exp().log1p().tanh()
         return grad * (t + a * a.sigmoid() * (1 - t * t))
 
@@ -282,7 +282,7 @@ class HardsigmoidBackward0(Node):
         return _finish(r, back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (((a > -3) & (a < 3)).to(grad.dtype) * _ONE_SIXTH_F32)
 
 
@@ -298,7 +298,7 @@ class HardswishBackward0(Node):
         return _finish(r, back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         middle = grad * (a / 3 + 0.5)
         return where(a < -3, 0, where(a <= 3, middle, grad))
 
@@ -318,7 +318,7 @@ class SoftplusBackward0(Node):
         return _finish(xp.where(bx > threshold, x, soft), back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         bx = a * ctx.beta
         z = bx.exp()
         return where(bx > ctx.threshold, grad, grad * z / (z + 1))
@@ -336,7 +336,7 @@ class LogSigmoidBackward0(Node):
         return _finish(r, back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (-a).sigmoid()
 
 
@@ -352,7 +352,7 @@ class SoftshrinkBackward0(Node):
         return _finish(r.astype(x.dtype, copy=False), back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * ~((a >= -ctx.lambd) & (a <= ctx.lambd))
 
 
@@ -367,7 +367,7 @@ class HardshrinkBackward0(Node):
         return _finish(xp_of(a).where(keep, x, 0).astype(x.dtype, copy=False), back)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * ((a > ctx.lambd) | (a < -ctx.lambd))
 
 
@@ -384,7 +384,7 @@ class GluBackward0(Node):
         return _finish(first * _sigmoid_array(xp_of(x), second), back)
 
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx.saved_values
         first, second = x.chunk(2, ctx.dim)
         s = second.sigmoid()
         g_first = grad * s
@@ -411,7 +411,7 @@ class PreluKernelBackward0(Node):
         return _finish(xp_of(a).where(x > 0, x, x * wa), back)
 
     def backward(ctx, grad):
-        a, w = ctx.saved_tensors
+        a, w = ctx.saved_values
         need = ctx.needs_input_grad
         positive = a > 0
         ga = where(positive, grad, w * grad) if need[0] else None

@@ -55,7 +55,7 @@ class ConvolutionBackward0(Node):
         return _as_nd(y, input._data.ndim)
 
     def backward(ctx, grad):
-        input, weight = ctx.saved_tensors
+        input, weight = ctx.saved_values
         need = ctx.needs_input_grad
         mask = (need[0], need[1], ctx.has_bias and need[2])
         gi, gw, gb = convolution_backward(grad, input, weight, *ctx.params, mask)
@@ -93,7 +93,7 @@ class ConvolutionBackwardBackward0(Node):
 
     def backward(ctx, *grads):
         # Every output is bilinear in (grad_output, input or weight): differentiate each product.
-        g, x, w = ctx.saved_tensors
+        g, x, w = ctx.saved_values
         mask = ctx.output_mask
         it = iter(grads)
         ggi = next(it) if mask[0] else None

@@ -35,7 +35,7 @@ class LinearBackward0(Node):
         return out
 
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx.saved_values
         need = ctx.needs_input_grad
         gx = gw = gb = None
         if need[0]:

@@ -139,7 +139,7 @@ class MseLossBackward0(Node):
         return _reduce_array(xp_of(input), diff * diff, reduction)
 
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.saved_values
         # computed in the forward's promoted dtype (a bool or integer target counts as numbers of
         # input's dtype); each gradient then takes its own input's dtype
         common = (_dtype.promote_types(input._dtype, target._dtype) if target._dtype._category == 2
@@ -172,7 +172,7 @@ class SmoothL1LossBackward0(Node):
         return _reduce_array(xp, loss, reduction)
 
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.saved_values
         beta = ctx.beta
         g = (input - target).clamp(-beta, beta) * _mean_scale(ctx) * grad / beta
         return _pair_grads(ctx, g, input, target)
@@ -193,7 +193,7 @@ class HuberLossBackward0(Node):
         return _reduce_array(xp, loss, reduction)
 
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.saved_values
         delta = ctx.delta
         g = (input - target).clamp(-delta, delta) * _mean_scale(ctx) * grad
         return _pair_grads(ctx, g, input, target)
@@ -214,7 +214,7 @@ class SoftMarginLossBackward0(Node):
         return _reduce_array(xp, loss, reduction)
 
     def backward(ctx, grad):
-        input, target = ctx.saved_tensors
+        input, target = ctx.saved_values
         z = (-target * input).exp()
         return grad_for(target * z * -_mean_scale(ctx) / (z + 1) * grad, input), None
 
@@ -324,7 +324,7 @@ class BinaryCrossEntropyBackward0(Node):
         return _reduce_array(xp, loss, reduction)
 
     def backward(ctx, grad):
-        input, target, weight = ctx.saved_tensors
+        input, target, weight = ctx.saved_values
         need = ctx.needs_input_grad
         gi = gt = None
         if need[0]:
@@ -378,7 +378,7 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         return _reduce_array(xp, loss, reduction)
 
     def backward(ctx, grad):
-        input, target, weight, pos_weight = ctx.saved_tensors
+        input, target, weight, pos_weight = ctx.saved_values
         need = ctx.needs_input_grad
         gi = gt = None
         if need[0]:
@@ -617,7 +617,7 @@ class CrossEntropyLossBackward0(Node):
     def backward(ctx, grad):
         if not ctx.needs_input_grad[0]:
             return _tensor_grads(ctx, None)
-        (logp,) = ctx.saved_tensors
+        (logp,) = ctx.saved_values
         xp = xp_of(logp)
         lp = logp._data
         kernel = logp._device._backend.overrides.get(cross_entropy_grad_kernel)
@@ -1061,7 +1061,7 @@ class CtcLossBackward0(Node):
         return nll
 
     def backward(ctx, grad):
-        (log_probs,) = ctx.saved_tensors
+        (log_probs,) = ctx.saved_values
         alpha, lpe, ext, skip, s_valid, il, tl, nll = ctx.arrays
         xp = xp_of(log_probs)
         lp = log_probs._data

@@ -171,7 +171,7 @@ class NativeBatchNormBackward0(Node):
         return y.astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, weight, mean, rstd = ctx.saved_tensors
+        x, weight, mean, rstd = ctx.saved_values
         if ctx.training:
             fused = _kernel_backward(ctx, "batch", grad, x, mean, rstd, weight)
             if fused is not None:
@@ -243,7 +243,7 @@ class NativeLayerNormBackward0(Node):
         return y.astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, weight, mean, rstd = ctx.saved_tensors
+        x, weight, mean, rstd = ctx.saved_values
         fused = _kernel_backward(ctx, "layer", grad, x, mean, rstd, weight)
         if fused is not None:
             return fused
@@ -314,7 +314,7 @@ class NativeGroupNormBackward0(Node):
         return y.astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, weight, mean, rstd = ctx.saved_tensors
+        x, weight, mean, rstd = ctx.saved_values
         xa, g = _acc_tensor(x), _acc_tensor(grad)
         full = x._data.shape
         grouped = (full[0], ctx.groups, -1)
@@ -366,7 +366,7 @@ class FusedRmsNormBackward0(Node):
         return y.astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
-        x, weight, rstd = ctx.saved_tensors
+        x, weight, rstd = ctx.saved_values
         fused = _kernel_backward(ctx, "rms", grad, x, None, rstd, weight)
         if fused is not None:
             return fused

@@ -57,7 +57,7 @@ class MaxPool2DWithIndicesBackward0(Node):
         return out, indices
 
     def backward(ctx, grad, _grad_indices=None):
-        (input,) = ctx.saved_tensors
+        (input,) = ctx.saved_values
         return apply(MaxPool2DWithIndicesBackwardBackward0, grad, input, _index_tensor(ctx.indices, grad),
                      *ctx.geometry, taps=ctx.taps)
 
@@ -77,7 +77,7 @@ class MaxPool2DWithIndicesBackwardBackward0(Node):
         return pw.max_pool_grad(xp, grad_output._data, taps, x_shape, kernel, stride, padding, dilation)
 
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         return _gather_at(grad, indices), None, None     # the input only gave the shape
 
 
@@ -234,7 +234,7 @@ class AvgPool2DBackward0(Node):
                            divisor_override)
 
     def backward(ctx, grad):
-        return apply(AvgPool2DBackwardBackward0, grad, ctx.saved_tensors[0], *ctx.params)
+        return apply(AvgPool2DBackwardBackward0, grad, ctx.saved_values[0], *ctx.params)
 
 
 class AvgPool2DBackwardBackward0(Node):
@@ -285,7 +285,7 @@ class AdaptiveAvgPool2DBackward0(Node):
         return pw.adaptive_avg_pool(xp_of(input), input._data, out_hw)
 
     def backward(ctx, grad):
-        return apply(AdaptiveAvgPool2DBackwardBackward0, grad, ctx.saved_tensors[0])
+        return apply(AdaptiveAvgPool2DBackwardBackward0, grad, ctx.saved_values[0])
 
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
@@ -305,7 +305,7 @@ class AdaptiveMaxPool2DBackward0(Node):
         return out, indices
 
     def backward(ctx, grad, _grad_indices=None):
-        return apply(AdaptiveMaxPool2DBackwardBackward0, grad, ctx.saved_tensors[0],
+        return apply(AdaptiveMaxPool2DBackwardBackward0, grad, ctx.saved_values[0],
                      _index_tensor(ctx.indices, grad))
 
 
@@ -315,7 +315,7 @@ class AdaptiveMaxPool2DBackwardBackward0(Node):
         return pw.scatter_add_indices(xp_of(grad_output), grad_output._data, indices._data, input._data.shape)
 
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         return _gather_at(grad, indices), None, None
 
 
@@ -400,20 +400,20 @@ class MaxPool3DWithIndicesBackward0(MaxPool2DWithIndicesBackward0):
     """``(out, indices)`` of 3-D max pooling (indices flat in each D*H*W volume)."""
 
     def backward(ctx, grad, _grad_indices=None):
-        (input,) = ctx.saved_tensors
+        (input,) = ctx.saved_values
         return apply(MaxPool3DWithIndicesBackwardBackward0, grad, input, _index_tensor(ctx.indices, grad),
                      *ctx.geometry, taps=ctx.taps)
 
 
 class MaxPool3DWithIndicesBackwardBackward0(MaxPool2DWithIndicesBackwardBackward0):
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         return _gather_at(grad, indices, 3), None, None
 
 
 class AvgPool3DBackward0(AvgPool2DBackward0):
     def backward(ctx, grad):
-        return apply(AvgPool3DBackwardBackward0, grad, ctx.saved_tensors[0], *ctx.params)
+        return apply(AvgPool3DBackwardBackward0, grad, ctx.saved_values[0], *ctx.params)
 
 
 class AvgPool3DBackwardBackward0(AvgPool2DBackwardBackward0):
@@ -427,7 +427,7 @@ class AdaptiveAvgPool3DBackward0(Node):
         return pw.adaptive_avg_pool(xp_of(input), input._data, out_size)
 
     def backward(ctx, grad):
-        return apply(AdaptiveAvgPool3DBackwardBackward0, grad, ctx.saved_tensors[0])
+        return apply(AdaptiveAvgPool3DBackwardBackward0, grad, ctx.saved_values[0])
 
 
 class AdaptiveAvgPool3DBackwardBackward0(Node):
@@ -441,7 +441,7 @@ class AdaptiveAvgPool3DBackwardBackward0(Node):
 
 class AdaptiveMaxPool3DBackward0(AdaptiveMaxPool2DBackward0):
     def backward(ctx, grad, _grad_indices=None):
-        return apply(AdaptiveMaxPool3DBackwardBackward0, grad, ctx.saved_tensors[0],
+        return apply(AdaptiveMaxPool3DBackwardBackward0, grad, ctx.saved_values[0],
                      _index_tensor(ctx.indices, grad))
 
 
@@ -451,7 +451,7 @@ class AdaptiveMaxPool3DBackwardBackward0(Node):
         return pw.scatter_add_indices(xp_of(grad_output), grad_output._data, indices._data, input._data.shape, 3)
 
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         return _gather_at(grad, indices, 3), None, None
 
 

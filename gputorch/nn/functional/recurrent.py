@@ -82,7 +82,7 @@ class ThnnFusedGruCellBackward0(Node):
         return _back(out, h._data)
 
     def backward(ctx, grad):
-        gi, gh, h = ctx.saved_tensors
+        gi, gh, h = ctx.saved_values
         if _GRAD_ENABLED.value:
             d_gi, d_gh, d_h = _gru_cell_grads(grad, gi, gh, h)
         else:
@@ -157,7 +157,7 @@ class ThnnFusedLstmCellBackward0(Node):
         return _back(hy, c._data), _back(cy, c._data)
 
     def backward(ctx, grad_h, grad_c):
-        gi, gh, c = ctx.saved_tensors
+        gi, gh, c = ctx.saved_values
         if _GRAD_ENABLED.value:
             d_gates, d_c = _lstm_cell_grads(grad_h, grad_c, gi, gh, c)
         else:

@@ -45,7 +45,7 @@ class EmbeddingBackward0(Node):
         return xp_of(weight).take(w, idx, axis=0)
 
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         return apply(EmbeddingDenseBackward0, grad, indices, ctx.num_weights, ctx.padding_idx, ctx.scale), None
 
 
@@ -73,7 +73,7 @@ class EmbeddingDenseBackward0(Node):
         return out
 
     def backward(ctx, grad):
-        (indices,) = ctx.saved_tensors
+        (indices,) = ctx.saved_values
         # a plain gather (its own gradient is the plain scatter-add); the mask and the scaling are
         # separate Tensor ops, so that each is differentiated once
         out = apply(EmbeddingBackward0, grad, indices, -1, False)

@@ -98,7 +98,7 @@ class CrossMapLRN2dBackward(Node):
         return out
 
     def backward(ctx, grad):
-        (input,) = ctx.saved_tensors
+        (input,) = ctx.saved_values
         size = ctx.size
         scale = const(ctx.scale, grad)
         out = const(ctx.out, grad)

@@ -57,7 +57,7 @@ class ScatterReduceBackward0(Node):
     saves_result = True
 
     def backward(ctx, grad):
-        a, src = ctx.saved_tensors
+        a, src = ctx.saved_values
         result = ctx.saved_result
         index, reduce = ctx.index, ctx.reduce
         need = ctx.needs_input_grad

@@ -28,7 +28,7 @@ class Atan2Backward0(Node):
             return xp_of(a).arctan2(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         scale = grad / (a * a + b * b)
         return (grad_for(scale * b, a) if need[0] else None,
@@ -44,7 +44,7 @@ class MaximumBackward0(Node):
             return xp_of(a).maximum(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         return _split_extremum_grad(ctx, grad, a, b, a._data < b._data, a._data > b._data)
 
 
@@ -56,7 +56,7 @@ class MinimumBackward0(Node):
             return xp_of(a).minimum(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         return _split_extremum_grad(ctx, grad, a, b, a._data > b._data, a._data < b._data)
 
 
@@ -85,7 +85,7 @@ class FmaxBackward0(Node):
         return xp_of(a).fmax(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         x, y, _ = operand_arrays(a, b)
         return _pick_grad(ctx, grad, a, b, (x >= y) | xp_of(a).isnan(y))
 
@@ -97,7 +97,7 @@ class FminBackward0(Node):
         return xp_of(a).fmin(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         x, y, _ = operand_arrays(a, b)
         return _pick_grad(ctx, grad, a, b, (x <= y) | xp_of(a).isnan(y))
 
@@ -142,7 +142,7 @@ class HypotBackward0(Node):
             return xp_of(a).hypot(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         scale = grad / ctx.saved_result
         return (grad_for(scale * a, a) if need[0] else None,
@@ -157,7 +157,7 @@ class LogaddexpBackward0(Node):
             return xp_of(a).logaddexp(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad / ((b - a).exp() + 1), a) if need[0] else None,
                 grad_for(grad / ((a - b).exp() + 1), b) if need[1] else None)
@@ -171,7 +171,7 @@ class Logaddexp2Backward0(Node):
             return xp_of(a).logaddexp2(x, y)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad / ((b - a).exp2() + 1), a) if need[0] else None,
                 grad_for(grad / ((a - b).exp2() + 1), b) if need[1] else None)
@@ -197,7 +197,7 @@ class XlogyBackward0(Node):
         return _xlogy_forward(ctx, a, b)
 
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(_xlogy_self_grad(grad, a, b), a) if need[0] else None,
                 grad_for(grad * a / b, b) if need[1] else None)
@@ -212,7 +212,7 @@ class XlogyBackward1(Node):
         return _xlogy_forward(ctx, a, b)
 
     def backward(ctx, grad):
-        (b,) = ctx.saved_tensors
+        (b,) = ctx.saved_values
         return grad * ctx.self_value / b
 
 
@@ -225,7 +225,7 @@ class XlogyBackward2(Node):
         return _xlogy_forward(ctx, a, b)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return _xlogy_self_grad(grad, a, ctx.other_value)
 
 

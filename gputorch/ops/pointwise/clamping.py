@@ -37,7 +37,7 @@ class ClampBackward1(Node):
         return _clip(xp_of(a), x, lo, hi)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         lo, hi = ctx.lo, ctx.hi
         if lo is None:
             keep = a <= hi
@@ -58,7 +58,7 @@ class ClampBackward0(Node):
         return _clip(xp, *arrays)
 
     def backward(ctx, grad):
-        a, lo, hi = ctx.saved_tensors
+        a, lo, hi = ctx.saved_values
         need = ctx.needs_input_grad
         out = []
         if lo is not None and hi is not None:
@@ -85,7 +85,7 @@ class ClampMinBackward0(Node):
         return xp_of(a).maximum(x, lo)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (a >= ctx.lo)
 
 
@@ -96,7 +96,7 @@ class ClampMinBackward1(Node):
         return xp_of(a).maximum(x, y)
 
     def backward(ctx, grad):
-        a, lo = ctx.saved_tensors
+        a, lo = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad * (a >= lo), a) if need[0] else None,
                 grad_for(grad * (a < lo), lo) if need[1] else None)
@@ -111,7 +111,7 @@ class ClampMaxBackward0(Node):
         return xp_of(a).minimum(x, hi)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (a <= ctx.hi)
 
 
@@ -122,7 +122,7 @@ class ClampMaxBackward1(Node):
         return xp_of(a).minimum(x, y)
 
     def backward(ctx, grad):
-        a, hi = ctx.saved_tensors
+        a, hi = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad * (a <= hi), a) if need[0] else None,
                 grad_for(grad * (a > hi), hi) if need[1] else None)
@@ -147,7 +147,7 @@ class NanToNumBackward0(Node):
             return xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * a.isfinite()
 
 

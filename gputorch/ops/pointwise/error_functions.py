@@ -22,7 +22,7 @@ class ErfBackward0(Node):
         return special_math.erf(_floating(a), xp_of(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (-(a * a)).exp() * _TWO_OVER_SQRT_PI
 
 
@@ -32,7 +32,7 @@ class ErfcBackward0(Node):
         return special_math.erfc(_floating(a), xp_of(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (-(a * a)).exp() * -_TWO_OVER_SQRT_PI
 
 

@@ -56,7 +56,7 @@ class LogBackward0(Node):
             return xp_of(a).log(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad / a
 
 
@@ -67,7 +67,7 @@ class Log2Backward0(Node):
             return xp_of(a).log2(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad / (a * _LN2)
 
 
@@ -78,7 +78,7 @@ class Log10Backward0(Node):
             return xp_of(a).log10(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad / (a * _LN10)
 
 
@@ -89,7 +89,7 @@ class Log1PBackward0(Node):
             return xp_of(a).log1p(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad / (a + 1)
 
 

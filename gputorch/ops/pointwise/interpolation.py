@@ -52,7 +52,7 @@ class LerpBackward1(Node):
         return xp.where(low, s + w * d, e - d * (1 - w))
 
     def backward(ctx, grad):
-        start, end, weight = ctx.saved_tensors
+        start, end, weight = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad * (1 - weight), start) if need[0] else None,
                 grad_for(grad * weight, end) if need[1] else None,

@@ -94,7 +94,7 @@ class CopysignBackward0(Node):
         """``input / result`` (0 where the result is 0) for ``input``, as PyTorch; zero for ``other``."""
         from ..creation import zeros
         from ..comparison import where
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         result = ctx.saved_result
         ratio = where(result == 0, 0.0, a / result)
         ga = grad_for(grad * ratio, a)
@@ -149,7 +149,7 @@ class NextafterBackward0(Node):
     def backward(ctx, grad):
         """PyTorch's convention: the step is treated as the identity in ``input``, constant in ``other``."""
         from ..creation import zeros
-        a, b = ctx.saved_tensors
+        a, b = ctx.saved_values
         need = ctx.needs_input_grad
         return (grad_for(grad, a) if need[0] else None,
                 zeros(b._data.shape, dtype=b._dtype, device=grad._device) if need[1] else None)

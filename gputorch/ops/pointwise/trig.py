@@ -24,7 +24,7 @@ class SinBackward0(Node):
             return xp_of(a).sin(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * a.cos()
 
 
@@ -35,7 +35,7 @@ class CosBackward0(Node):
             return xp_of(a).cos(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * -a.sin()
 
 
@@ -58,7 +58,7 @@ class AsinBackward0(Node):
             return xp_of(a).arcsin(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (1 - a * a).rsqrt()
 
 
@@ -69,7 +69,7 @@ class AcosBackward0(Node):
             return xp_of(a).arccos(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * -(1 - a * a).rsqrt()
 
 
@@ -80,7 +80,7 @@ class AtanBackward0(Node):
             return xp_of(a).arctan(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad / (a * a + 1)
 
 
@@ -92,7 +92,7 @@ class SinhBackward0(Node):
             return xp_of(a).sinh(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * a.cosh()
 
 
@@ -103,7 +103,7 @@ class CoshBackward0(Node):
             return xp_of(a).cosh(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * a.sinh()
 
 
@@ -124,7 +124,7 @@ class AsinhBackward0(Node):
             return xp_of(a).arcsinh(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (a * a + 1).rsqrt()
 
 
@@ -135,7 +135,7 @@ class AcoshBackward0(Node):
             return xp_of(a).arccosh(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * ((a - 1) * (a + 1)).rsqrt()
 
 
@@ -146,7 +146,7 @@ class AtanhBackward0(Node):
             return xp_of(a).arctanh(_floating(a))
 
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx.saved_values
         return grad * (1 - a * a).reciprocal()
 
 
