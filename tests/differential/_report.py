@@ -13,7 +13,7 @@ import re
 from collections import Counter, defaultdict
 
 from ._known import known_reason
-from ._runner import CaseGeneratorError, compare, execute
+from ._runner import CaseGeneratorError, compare, execute, looseness_for
 
 TALLY = defaultdict(lambda: {"cases": 0, "disagree": 0, "known": 0, "torch_bugs": 0, "problems": [],
                              "known_problems": []})
@@ -41,7 +41,7 @@ def run_cases(group, cases, torch, gputorch, device, seed):
             torch_bugs += 1
             continue
         got = execute(case, gputorch, device, weight_seed)
-        problems = compare(ref, got)
+        problems = compare(ref, got, looseness_for(group))
         if problems:
             with_grad = any(p.startswith(("backward", "grad of")) for p in problems)
             found = (case, problems, case.repro(device, with_grad, ref.tensor_output))

@@ -9,6 +9,7 @@ leaf after ``backward`` of a seeded random weighted sum of the outputs.
 :func:`compare` lists the differences between two outcomes.
 """
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -195,8 +196,23 @@ def _short(exc):
     return f"{type(exc).__name__}({text[:120]!r})"
 
 
-def compare(ref, got):
-    """Differences between torch's outcome ``ref`` and gputorch's ``got`` (list of str)."""
+# Normalisations divide by sqrt(var + eps): a rounding difference in the mean of a nearly constant
+# input (PyTorch's accumulation order against NumPy's) reaches the output multiplied by up to
+# 1/sqrt(eps) (316 for eps=1e-5). Their tolerances are scaled by this factor (still far below
+# what a wrong formula gives).
+NORMALISATION = re.compile(r"^(F\.(batch|instance|group|layer|rms)_norm|"
+                           r"nn\.(Lazy)?(BatchNorm|InstanceNorm|GroupNorm|LayerNorm|RMSNorm)\w*)$")
+NORMALISATION_LOOSENESS = 30.0
+
+
+def looseness_for(group):
+    """The tolerance factor of an op group (1 but for normalisations)."""
+    return NORMALISATION_LOOSENESS if NORMALISATION.match(group) else 1.0
+
+
+def compare(ref, got, looseness=1.0):
+    """Differences between torch's outcome ``ref`` and gputorch's ``got`` (list of str);
+    ``looseness`` multiplies every floating tolerance."""
     if ref.error is not None or got.error is not None:
         if ref.error is None:
             return [f"gputorch raised {_short(got.error)}, torch succeeded"]
@@ -205,9 +221,9 @@ def compare(ref, got):
         if family(ref.error) != family(got.error):
             return [f"error family: torch {_short(ref.error)} vs gputorch {_short(got.error)}"]
         return []
-    problems = compare_plain(ref.value, got.value, "out")
+    problems = compare_plain(ref.value, got.value, "out", looseness)
     for i, (r, g) in enumerate(zip(ref.leaves_after or [], got.leaves_after or [])):
-        problems += compare_plain(r, g, f"input {i} after the call")
+        problems += compare_plain(r, g, f"input {i} after the call", looseness)
     if ref.backward_error is not None or got.backward_error is not None:
         if ref.backward_error is None:
             problems.append(f"backward: gputorch raised {_short(got.backward_error)}, torch succeeded")
@@ -218,7 +234,7 @@ def compare(ref, got):
             problems.append("backward: different sets of gradients")
         else:
             for i, (r, g) in enumerate(zip(ref.grads, got.grads)):
-                problems += compare_plain(r, g, f"grad of leaf {i}", _GRAD_LOOSENESS)
+                problems += compare_plain(r, g, f"grad of leaf {i}", _GRAD_LOOSENESS * looseness)
     return problems
 
 
