@@ -551,3 +551,21 @@ def test_training_parity_with_batch_and_layer_norm(device):
     theirs.eval()
     xb = np.random.randn(3, 4)
     assert_close(ours(gputorch.tensor(xb, device=device)), theirs(torch.tensor(xb)), 1e-9, 1e-11)
+
+
+def test_batch_norm_eval_gradients_do_not_depend_on_layout(device):
+    """On a channels_last_3d-like input (a permuted one with a spatial size of 1) the gradients are
+    those of the contiguous input: bias = the upstream gradient summed per channel. (torch 2.13's
+    CPU kernel gets this case wrong; the differential suite lists it as a torch bug.)"""
+    rng = np.random.default_rng(0)
+    x = gputorch.tensor(rng.standard_normal((2, 1, 2, 2, 3)).astype(np.float32), device=device)
+    w = rng.standard_normal((2, 3, 2, 2, 1)).astype(np.float32)
+    grads = []
+    for inp in (x.permute(0, 4, 2, 3, 1), x.permute(0, 4, 2, 3, 1).contiguous()):
+        inp = inp.detach().requires_grad_(True)
+        m = gputorch.nn.BatchNorm3d(3).to(device).eval()
+        (m(inp) * gputorch.tensor(w, device=device)).sum().backward()
+        grads.append((m.bias.grad.cpu().numpy(), m.weight.grad.cpu().numpy(), inp.grad.cpu().numpy()))
+    np.testing.assert_allclose(grads[0][0], w.sum((0, 2, 3, 4)), rtol=1e-5)
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
