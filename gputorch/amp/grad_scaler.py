@@ -13,6 +13,8 @@ stepping.
 import enum
 import warnings
 
+from .. import _dtype
+
 __all__ = ["GradScaler", "OptState"]
 
 
@@ -57,8 +59,8 @@ class GradScaler:
     # ------------------------------------------------------------------ scaling
     def _lazy_init(self, device):
         from .. import full
-        self._scale = full((), self._init_scale, dtype=_float32(), device=device)
-        self._growth_tracker = full((), self._init_growth_tracker, dtype=_int32(), device=device)
+        self._scale = full((), self._init_scale, dtype=_dtype.float32, device=device)
+        self._growth_tracker = full((), self._init_growth_tracker, dtype=_dtype.int32, device=device)
 
     def scale(self, outputs):
         """``outputs`` (a tensor, or nested lists/tuples of tensors) times the current scale."""
@@ -97,7 +99,7 @@ class GradScaler:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     dev = g.device
                     key = str(dev)
-                    nonfinite = (~g.isfinite()).any().to(_float32())
+                    nonfinite = (~g.isfinite()).any().to(_dtype.float32)
                     found[key] = nonfinite if key not in found else (found[key] + nonfinite).clamp(max=1)
                     g.mul_(inv_scale.to(dev).to(g.dtype))
         return found
@@ -149,7 +151,7 @@ class GradScaler:
                 self._scale.fill_(new_scale)
             else:
                 if not (isinstance(new_scale, Tensor) and new_scale.numel() == 1 and
-                        new_scale.dtype is _float32() and not new_scale.requires_grad):
+                        new_scale.dtype is _dtype.float32 and not new_scale.requires_grad):
                     raise AssertionError("new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                                          "torch.FloatTensor with requires_grad=False.")
                 self._scale.copy_(new_scale.reshape(()))
@@ -242,12 +244,3 @@ class GradScaler:
         state["_per_optimizer_states"] = {}
         return state
 
-
-def _float32():
-    from .. import float32
-    return float32
-
-
-def _int32():
-    from .. import int32
-    return int32

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..._dispatch import apply_view
 from ..._tensor import Tensor
+from ...backends.base import elements_share_memory
 from ...autograd.node import Node
 from .._common import require_tensor, xp_of
 from ..registry import tensor_method
@@ -55,21 +56,21 @@ class AsStridedBackward0(Node):
         flat, start = _storage(a)
         ctx.storage_size = flat.size
         ctx.in_geometry = (x.shape, _element_strides(x), start)
+        ctx.input_overlaps = elements_share_memory(x)   # an expanded input: its elements share locations
         ctx.out_geometry = (size, stride, offset)
         item = x.dtype.itemsize
         return xp_of(a).lib.stride_tricks.as_strided(flat[offset:], size, tuple(s * item for s in stride))
 
     def backward(ctx, grad):
-        from ..creation import tensor, zeros
+        from ..creation import ones, tensor, zeros
         dev = grad._device
         out_pos = tensor(_positions(*ctx.out_geometry).reshape(-1), device=dev)
         in_pos = tensor(_positions(*ctx.in_geometry), device=dev)
         storage = zeros(ctx.storage_size, dtype=grad._dtype, device=dev).index_add(0, out_pos, grad.reshape(-1))
-        shape, strides, _ = ctx.in_geometry
-        if any(st == 0 and n > 1 for n, st in zip(shape, strides)):
-            # input elements sharing a location (an expanded input) share its gradient, as in PyTorch
-            ones = zeros(in_pos.shape, dtype=grad._dtype, device=dev) + 1
-            count = zeros(ctx.storage_size, dtype=grad._dtype, device=dev).index_add(0, in_pos.reshape(-1), ones.reshape(-1))
+        if ctx.input_overlaps:   # input elements sharing a location share its gradient, as in PyTorch
+            flat_pos = in_pos.reshape(-1)
+            count = zeros(ctx.storage_size, dtype=grad._dtype, device=dev).index_add(
+                0, flat_pos, ones(flat_pos.shape, dtype=grad._dtype, device=dev))
             storage = storage / count.clamp(min=1)
         return storage.take(in_pos)
 
