@@ -138,7 +138,7 @@ KNOWN = [
      "build, and so do the gradients of a random weighted sum of them; the products they form and "
      "sign-invariant losses agree (tests/ops/test_linalg_decompositions.py). A sign-invariant "
      "comparison in this suite is still to be written"),
-    (r"^(svd|qr|pdist)$", r"(not implemented for \\?'Half|\"pdist_backward\" not implemented)",
+    (r"^(svd|qr|pdist|F\.pdist)$", r"(not implemented for \\?'Half|\"pdist_backward\" not implemented)",
      "dtype support: float16 linear algebra (torch accepts some empty inputs, refuses pdist's backward)"),
     (r"^norm$", r"^grad of leaf \d: type NoneType \(torch\)",
      "torch quirk: torch.norm with p=0 records no gradient; gputorch gives the zero gradient (as "

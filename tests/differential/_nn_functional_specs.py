@@ -5,6 +5,7 @@ Signatures follow :mod:`_op_specs` (``sig(b) -> (args, kwargs)``), called as
 sizes, with a few float16 and integer inputs that torch may refuse. Dropout
 runs with ``p=0`` or ``training=False`` only (torch's masks are random).
 """
+from . import _specs_math as math_specs
 from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import _kw, bool_src
 
@@ -455,6 +456,7 @@ def pad(b):
 
 
 FUNCTIONAL = {
+    "pdist": math_specs.pdist,   # the op's own generator: it avoids the inputs torch's backward crashes on
     "threshold": threshold, "glu": glu, "prelu": prelu, "softmax": softmax_like, "log_softmax": softmax_like,
     "softmin": softmax_like, "normalize": normalize, "linear": linear, "bilinear": bilinear,
     "conv1d": conv(1), "conv2d": conv(2), "conv_transpose1d": conv(1, True), "conv_transpose2d": conv(2, True),

@@ -30,7 +30,7 @@ EXPLICIT = {
     "rsub": math_specs.binary_alpha, "div": math_specs.div, "divide": math_specs.div,
     "bitwise_and": math_specs.binary_integral, "bitwise_or": math_specs.binary_integral,
     "bitwise_xor": math_specs.binary_integral, "gcd": math_specs.binary_integral,
-    "lcm": math_specs.binary_integral,
+    "lcm": math_specs.lcm,
     "bitwise_not": lambda b: ([b.tensor(pool=INTEGRAL if b.chance(0.8) else ALL_DTYPES)], {}),
     "round": math_specs.round_, "nan_to_num": math_specs.nan_to_num, "clamp": math_specs.clamp,
     "clip": math_specs.clamp, "clamp_min": math_specs.clamp_one, "clamp_max": math_specs.clamp_one,
