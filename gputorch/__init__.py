@@ -1,7 +1,8 @@
 """gputorch: a PyTorch-compatible deep learning framework on NumPy (CPU) and CuPy (CUDA)."""
 __version__ = "0.1.0"
 
-from ._dtype import (bool, can_cast, double, dtype, float, float16, float32, float64,  # noqa: A004
+from ._dtype import (bool, can_cast, cdouble, cfloat, complex64, complex128, double, dtype,  # noqa: A004
+                     float, float16, float32, float64,
                      get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
                      result_type, set_default_dtype, short, uint8)
 from ._device import device
@@ -29,11 +30,13 @@ from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
+from .ops.complex_numbers import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
+from . import fft  # noqa: E402,F811 - the torch.fft namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from . import nn  # noqa: E402

@@ -46,8 +46,8 @@ def apply(cls, *args, **params):
     tensors = [a for a in args if isinstance(a, Tensor)]
     dev = tensors[0]._device
     for t in tensors:
-        if t._device is not dev:
-            args, tensors, dev = _unify_devices(cls, args, tensors)
+        if t._device is not dev or t._dtype.is_complex:
+            args, tensors, dev = _unusual_operands(cls, args, tensors)
             break
     backend = dev._backend
     forward = backend.overrides.get(cls) or cls.forward
@@ -110,16 +110,23 @@ def apply(cls, *args, **params):
         if record:
             ctx._num_outputs = len(results)
             ctx._output_meta = [(r._data.shape, r._dtype, dev) for r in results]
+        for r in results:
+            if r._dtype.is_complex and not cls.supports_complex:
+                raise complex_unsupported(cls)
+        if record:
             for i, r in enumerate(results):
-                if r._dtype._category == 2:
+                if r._dtype._category >= 2:
                     r._grad_fn = ctx
                     r._output_nr = i
                     r._requires_grad = True
         return results
     if out.__class__ is not array_type:
         out = backend.ensure_array(out, dev)
-    result = Tensor._make(out, dev, _BY_NP[out.dtype])
-    if record and result._dtype._category == 2:
+    dt = _BY_NP[out.dtype]
+    result = Tensor._make(out, dev, dt)
+    if dt._category == 3 and not cls.supports_complex:   # a complex result from real operands
+        raise complex_unsupported(cls)
+    if record and dt._category >= 2:
         result._grad_fn = ctx
         result._requires_grad = True
         if ctx.saves_result:
@@ -249,6 +256,23 @@ def _snapshot_saved_self(node, self, old_history):
             snap = Tensor._make(self._data.copy(), self._device, self._dtype)
             snap._grad_fn, snap._output_nr, snap._requires_grad = old_history
             saved[i] = SavedTensor(snap, False)
+
+
+def _unusual_operands(cls, args, tensors):
+    """The operands' slow path: complex operands (refused by ops without complex support) and
+    operands on several devices (see :func:`_unify_devices`)."""
+    if not cls.supports_complex and any(t._dtype.is_complex for t in tensors):
+        raise complex_unsupported(cls)
+    dev = tensors[0]._device
+    if any(t._device is not dev for t in tensors):
+        return _unify_devices(cls, args, tensors)
+    return args, tensors, dev
+
+
+def complex_unsupported(cls):
+    """The error for an op that gputorch does not compute on complex tensors (yet)."""
+    return NotImplementedError(f'"{_op_name(cls)}" not implemented for complex tensors in gputorch (the '
+                               f'README\'s "Complex numbers" lists the ops that are)')
 
 
 def _unify_devices(cls, args, tensors):

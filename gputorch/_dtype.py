@@ -4,40 +4,49 @@ A :class:`dtype` wraps a NumPy dtype (CuPy uses the same objects) and carries th
 category flags that promotion needs. ``result_type`` follows PyTorch: tensors
 with dimensions outrank zero-dim tensors, which outrank Python scalars, and a
 lower-priority operand only changes the result when it is of a higher category
-(bool < integer < floating point).
+(bool < integer < floating point < complex).
 """
 import numpy as np
 
 __all__ = [
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "bool", "half", "float", "double", "short", "int", "long",
+    "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
     "can_cast",
 ]
 
-_builtin_bool, _builtin_int, _builtin_float = bool, int, float
+_builtin_bool, _builtin_int, _builtin_float, _builtin_complex = bool, int, float, complex
 
 
 class dtype:
     """A tensor element type, e.g. ``gputorch.float32``."""
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_rank", "_category")
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "is_complex", "_rank", "_category")
 
     def __init__(self, name, np_dtype, rank, category):
         self.name = name
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "if"
+        self.is_signed = self.np.kind in "ifc"
+        self.is_complex = category == 3
         self._rank = rank          # position in the promotion lattice within a category
-        self._category = category  # 0 bool, 1 integer, 2 floating point
-
-    @property
-    def is_complex(self):
-        return False
+        self._category = category  # 0 bool, 1 integer, 2 floating point, 3 complex
 
     def to_complex(self):
-        raise RuntimeError(f"gputorch has no complex dtypes (asked for the complex of {self})")
+        """The complex dtype whose parts have this floating-point dtype (float32 -> complex64)."""
+        if self.is_complex:
+            return self
+        if self is float64:
+            return complex128
+        if self._category == 2:
+            return complex64
+        raise RuntimeError(f"to_complex is not supported for {self}")
+
+    def to_real(self):
+        """The dtype of a complex dtype's parts (complex64 -> float32); other dtypes map to themselves."""
+        return {complex64: float32, complex128: float64}.get(self, self)
 
     def __repr__(self):
         return "gputorch." + self.name
@@ -59,11 +68,14 @@ int64 = dtype("int64", np.int64, 4, 1)
 float16 = dtype("float16", np.float16, 1, 2)
 float32 = dtype("float32", np.float32, 2, 2)
 float64 = dtype("float64", np.float64, 3, 2)
+complex64 = dtype("complex64", np.complex64, 2, 3)     # rank = the rank of its parts' float dtype
+complex128 = dtype("complex128", np.complex128, 3, 3)
+cfloat, cdouble = complex64, complex128
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
@@ -88,7 +100,7 @@ def from_numpy_dtype(np_dtype):
     except (KeyError, TypeError):
         raise TypeError(
             f"can't convert NumPy dtype {np_dtype}: the supported types are "
-            "float64, float32, float16, int64, int32, int16, int8, uint8 and bool") from None
+            "complex128, complex64, float64, float32, float16, int64, int32, int16, int8, uint8 and bool") from None
 
 
 def to_dtype(d):
@@ -101,6 +113,8 @@ def to_dtype(d):
         return int64
     if d is _builtin_bool:
         return bool
+    if d is _builtin_complex:
+        return complex128
     if isinstance(d, str):
         raise TypeError(f"argument 'dtype' must be gputorch.dtype, not str ({d!r}: use gputorch.{d})")
     return from_numpy_dtype(d)
@@ -111,7 +125,9 @@ def _promote_pair(a, b):
         return a
     if a._category != b._category:
         hi, lo = (a, b) if a._category > b._category else (b, a)
-        return hi if hi._category == 2 or lo is bool else hi  # bool/int/float: the higher category wins
+        if hi._category == 3 and lo._category == 2 and lo._rank > hi._rank:
+            return complex128   # float64 with complex64: the parts need float64
+        return hi  # otherwise the higher category wins
     if a._category == 1 and {a, b} == {uint8, int8}:
         return int16
     if a._category == 1 and uint8 in (a, b):
@@ -140,6 +156,8 @@ def scalar_dtype(value):
         return int64
     if isinstance(value, np.bool_):
         return bool
+    if isinstance(value, (_builtin_complex, np.complexfloating)):
+        return _default_dtype[0].to_complex()
     raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
 
 
@@ -149,6 +167,8 @@ def _combine(higher, lower):
         return lower
     if lower is None or higher._category >= lower._category:
         return higher
+    if lower._category == 3 and higher._category == 2:
+        return higher.to_complex()   # a float tensor with a complex scalar keeps its precision
     return _PROMOTE[higher, lower]
 
 
@@ -191,5 +211,6 @@ def not_implemented_for(kernel, d):
 
 _LEGACY_NAMES = {
     float16: "Half", float32: "Float", float64: "Double", int8: "Char", int16: "Short",
-    int32: "Int", int64: "Long", uint8: "Byte", bool: "Bool",
+    int32: "Int", int64: "Long", uint8: "Byte", bool: "Bool", complex64: "ComplexFloat",
+    complex128: "ComplexDouble",
 }

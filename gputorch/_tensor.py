@@ -273,9 +273,6 @@ class Tensor:
     def is_floating_point(self):
         return self._dtype.is_floating_point
 
-    def is_complex(self):
-        return False
-
     def is_signed(self):
         return self._dtype.is_signed
 
@@ -335,9 +332,9 @@ class Tensor:
                     "computed variable in a subgraph that doesn't require differentiation use "
                     "var_no_grad = var.detach().")
             return self
-        if requires_grad and not self._dtype.is_floating_point:
+        if requires_grad and self._dtype._category < 2:
             raise RuntimeError(
-                f"only Tensors of floating point dtype can require gradients (got {self._dtype})")
+                f"only Tensors of floating point and complex dtype can require gradients (got {self._dtype})")
         self._requires_grad = requires_grad
         return self
 

@@ -120,6 +120,22 @@ class _Formatter:
         return " " * (self.max_width - len(text)) + text
 
 
+class _ComplexFormatter:
+    """Complex elements: the real parts and the imaginary parts each get their own
+    :class:`_Formatter`; an element prints as ``<real>+<imag>j`` (the imaginary part unpadded)."""
+
+    def __init__(self, values):
+        self.real = _Formatter(values.real, True)
+        self.imag = _Formatter(values.imag, True)
+
+    def width(self):
+        return self.real.width() + self.imag.width() + 1
+
+    def format(self, value):
+        imag = self.imag.format(value.imag).lstrip() + "j"
+        return self.real.format(value.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 # ---------------------------------------------------------------- layout
 def _summarized(a):
     """Only the elements that a summarised print shows (edge items of every dimension)."""
@@ -171,7 +187,8 @@ def _contents_str(a, indent, floating):
     summarize = a.size > PRINT_OPTS.threshold
     if a.dtype == np.float16:
         a = a.astype(np.float32)
-    fmt = _Formatter(_summarized(a) if summarize else a, floating)
+    shown = _summarized(a) if summarize else a
+    fmt = _ComplexFormatter(shown) if a.dtype.kind == "c" else _Formatter(shown, floating)
     return _array_str(a, indent, summarize, fmt)
 
 
@@ -229,7 +246,7 @@ def tensor_repr(t, tensor_contents=None):
     else:
         if not PRINT_OPTS.edgeitems:
             suffixes.append(f"size={tuple(host.shape)}")
-        if dt not in (default, _dtype.int64, _dtype.bool):
+        if dt not in (default, default.to_complex(), _dtype.int64, _dtype.bool):
             suffixes.append(f"dtype={dt!r}")
         text = _contents_str(host, indent, dt.is_floating_point)
     if tensor_contents is not None:

@@ -3,7 +3,7 @@
 Norms are built from reductions (``vector_norm`` itself lives with the reductions) and singular
 values (``ops/linalg_norms.py``); ``inv``, ``det`` and ``solve`` are ops of their own (``ops/matrix_inverse.py``), the
 decompositions live in ``ops/decompositions.py`` and what is built on them in ``ops/linalg_*.py``.
-``eig``/``eigvals`` (complex results) are not here: gputorch has no complex dtypes yet.
+``eig``/``eigvals`` (complex results) are not here yet.
 """
 from .ops._linalg_common import write_out as _write
 from .ops.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals

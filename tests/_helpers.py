@@ -36,5 +36,6 @@ def assert_close(actual, expected, rtol=1e-6, atol=1e-6, check_dtype=True):
         exp_name = str(expected.dtype).replace("torch.", "")
         if exp_name in {d.name for d in gputorch._dtype.ALL_DTYPES}:
             assert actual.dtype.name == exp_name, f"dtype {actual.dtype} != expected {expected.dtype}"
-    np.testing.assert_allclose(a.astype(np.float64) if a.dtype != bool else a,
-                               e.astype(np.float64) if e.dtype != bool else e, rtol=rtol, atol=atol)
+    wide = np.complex128 if "c" in (a.dtype.kind, e.dtype.kind) else np.float64
+    np.testing.assert_allclose(a.astype(wide) if a.dtype != bool else a,
+                               e.astype(wide) if e.dtype != bool else e, rtol=rtol, atol=atol)

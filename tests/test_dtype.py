@@ -81,8 +81,9 @@ def test_default_dtype_roundtrip():
 
 def test_numpy_dtype_conversion():
     assert _dtype.from_numpy_dtype(np.float32) is gputorch.float32
+    assert _dtype.from_numpy_dtype(np.complex128) is gputorch.complex128
     with pytest.raises(TypeError, match="complex128"):
-        _dtype.from_numpy_dtype(np.complex128)
+        _dtype.from_numpy_dtype(np.uint16)
 
 
 def test_can_cast():

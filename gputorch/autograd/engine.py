@@ -41,6 +41,8 @@ def _make_grads(outputs, grad_outputs):
         if g is None:
             if out._requires_grad and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._requires_grad and out._dtype.is_complex:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs")
             if out._requires_grad:
                 data = out._data
                 ctx = out._device._ctx  # CuPy's copy() and fill() run on the current device: the output's

@@ -1,6 +1,6 @@
 """``gradcheck`` and ``gradgradcheck``: compare autograd with central finite differences.
 
-Inputs should be float64 tensors. Each input that requires grad is perturbed element
+Inputs should be float64 (or complex128) tensors. Each input that requires grad is perturbed element
 by element, in place on its own device (any strides work, including transposed or
 sliced views; inputs with zero strides, as made by ``expand``, are rejected because
 one perturbation would move several elements), and the numerical Jacobian is
@@ -10,6 +10,7 @@ Backward is also run a second time for a few rows to check that it is reentrant
 """
 import numpy as np
 
+from .. import _dtype
 from . import grad_mode
 from .engine import grad as autograd_grad
 
@@ -38,11 +39,23 @@ def _differentiable_outputs(outputs):
 
 def _float_outputs(outputs):
     Tensor = _tensor_cls()
-    return [o for o in outputs if isinstance(o, Tensor) and o.is_floating_point()]
+    return [o for o in outputs if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
 
 
+# A complex tensor takes part as twice as many real numbers, (real, imag) interleaved: its Jacobian
+# columns come from perturbing each part, its rows from the gradients of the real loss Re(y_j)
+# (grad_output 1) and of Im(y_j) (grad_output 1j), by PyTorch's convention for complex gradients.
 def _host(t):
-    return np.array(t.detach().cpu()._data, dtype=np.float64)  # a copy: outputs may alias inputs
+    """The values of ``t`` as a new flat float64 array ((real, imag) pairs for a complex tensor)."""
+    a = t.detach().cpu()._data
+    if a.dtype.kind == "c":
+        return np.stack([np.asarray(a.real, np.float64), np.asarray(a.imag, np.float64)], -1).reshape(-1)
+    return np.array(a, dtype=np.float64).reshape(-1)   # a copy: outputs may alias inputs
+
+
+def _real_size(t):
+    """How many real numbers ``t`` holds."""
+    return t.numel() * (2 if t.is_complex() else 1)
 
 
 def _check_perturbable(i, inp):
@@ -68,28 +81,33 @@ def _numerical_jacobian(fn, inputs, select_outputs, output_sizes, eps):
         _check_perturbable(i, inp)
         data = inp._data
         shape = data.shape
-        n = int(data.size)
-        per_output = [np.zeros((n, size)) for size in output_sizes]
-        for e in range(n):
+        parts = (1, 1j) if inp.is_complex() else (1,)
+        per_output = [np.zeros((_real_size(inp), size)) for size in output_sizes]
+        for e in range(int(data.size)):
             idx = tuple(int(j) for j in np.unravel_index(e, shape)) if shape else ()
             orig = data[idx].item()
-            data[idx] = orig + eps
-            try:
-                plus = [_host(o) for o in select_outputs(_as_tuple(fn(*inputs)))]
-                data[idx] = orig - eps
-                minus = [_host(o) for o in select_outputs(_as_tuple(fn(*inputs)))]
-            finally:
-                data[idx] = orig
-            for k, (p, m) in enumerate(zip(plus, minus)):
-                per_output[k][e] = ((p - m) / (2 * eps)).reshape(-1)
+            for p, unit in enumerate(parts):
+                data[idx] = orig + eps * unit
+                try:
+                    plus = [_host(o) for o in select_outputs(_as_tuple(fn(*inputs)))]
+                    data[idx] = orig - eps * unit
+                    minus = [_host(o) for o in select_outputs(_as_tuple(fn(*inputs)))]
+                finally:
+                    data[idx] = orig
+                for k, (hi, lo) in enumerate(zip(plus, minus)):
+                    per_output[k][e * len(parts) + p] = (hi - lo) / (2 * eps)
         jacobians.append(per_output)
     return jacobians
 
 
 def _unit_grad(out, j):
+    """The grad_output selecting real output number ``j`` (see ``_host``)."""
     from ..ops.creation import zeros_like
     g = zeros_like(out)
-    g._data.reshape(-1)[j] = 1
+    if out.is_complex():
+        g._data.reshape(-1)[j // 2] = 1j if j % 2 else 1
+    else:
+        g._data.reshape(-1)[j] = 1
     return g
 
 
@@ -108,16 +126,16 @@ def _vjp_row(out, diff_inputs, j, check_grad_dtypes):
         if check_grad_dtypes and gx.dtype != x.dtype:
             raise GradcheckError(f"Gradient has dtype mismatch: input {i} has dtype {x.dtype} but its "
                                  f"gradient has dtype {gx.dtype}")
-        rows.append(_host(gx).reshape(-1))
+        rows.append(_host(gx))
     return rows
 
 
 def _analytical_jacobian(diff_inputs, outputs, nondet_tol, check_grad_dtypes):
     """Per input: a list (one per output) of (input numel, output numel) arrays, built column by
     column from backward. The first column of each output is computed twice (reentrancy)."""
-    jac = {id(x): [np.zeros((x.numel(), o.numel())) for o in outputs] for x in diff_inputs}
+    jac = {id(x): [np.zeros((_real_size(x), _real_size(o))) for o in outputs] for x in diff_inputs}
     for k, out in enumerate(outputs):
-        for j in range(out.numel()):
+        for j in range(_real_size(out)):
             rows = _vjp_row(out, diff_inputs, j, check_grad_dtypes)
             for x, row in zip(diff_inputs, rows):
                 if row is not None:
@@ -125,8 +143,8 @@ def _analytical_jacobian(diff_inputs, outputs, nondet_tol, check_grad_dtypes):
             if j == 0:
                 again = _vjp_row(out, diff_inputs, j, check_grad_dtypes)
                 for i, (a, b) in enumerate(zip(rows, again)):
-                    a = np.zeros(diff_inputs[i].numel()) if a is None else a
-                    b = np.zeros(diff_inputs[i].numel()) if b is None else b
+                    a = np.zeros(_real_size(diff_inputs[i])) if a is None else a
+                    b = np.zeros(_real_size(diff_inputs[i])) if b is None else b
                     diff = float(np.max(np.abs(a - b))) if a.size else 0.0
                     if diff > nondet_tol:
                         raise GradcheckError(
@@ -173,7 +191,7 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of "
                          "them have requires_grad=True.")
     for x in diff_inputs:
-        if x.is_floating_point() and x.dtype.itemsize < 8:
+        if x.dtype in (_dtype.float16, _dtype.float32, _dtype.complex64):
             import warnings
             warnings.warn("Input to gradcheck is not double precision floating point; the check "
                           "will likely fail.", UserWarning, stacklevel=4)
@@ -182,7 +200,7 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes):
         # Nothing is differentiable: then the function must not depend on its inputs.
         float_outs = _float_outputs(_as_tuple(func(*inputs)))
         numerical = _numerical_jacobian(func, inputs, _float_outputs,
-                                        [o.numel() for o in float_outs], eps)
+                                        [_real_size(o) for o in float_outs], eps)
         for i, num in enumerate(numerical):
             for k, jk in enumerate(num or ()):
                 if not np.allclose(jk, 0, atol=atol):
@@ -191,7 +209,7 @@ def _gradcheck(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes):
                                          f"requires grad")
         return True
     numerical = _numerical_jacobian(func, inputs, _differentiable_outputs,
-                                    [o.numel() for o in outputs], eps)
+                                    [_real_size(o) for o in outputs], eps)
     analytical = _analytical_jacobian(diff_inputs, outputs, nondet_tol, check_grad_dtypes)
     for i, (x, num) in enumerate(zip(inputs, numerical)):
         if num is None:
@@ -224,8 +242,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         grad_outputs = []
         for o in outputs:
             g = zeros_like(o)
-            g._data[...] = g._device.backend.asarray(rng.standard_normal(o._data.shape), g._data.dtype,
-                                                     g._device)
+            values = rng.standard_normal(o._data.shape)
+            if o.is_complex():
+                values = values + 1j * rng.standard_normal(o._data.shape)
+            g._data[...] = g._device.backend.asarray(values, g._data.dtype, g._device)
             if gen_non_contig_grad_outputs and g.dim() >= 2:
                 g = g.transpose(0, 1).contiguous().transpose(0, 1)
             grad_outputs.append(g.requires_grad_(True))

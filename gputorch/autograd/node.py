@@ -39,6 +39,8 @@ class Node:
     _sequence_nr = 0
     saves_result = False   # class flag: the dispatcher saves the op's output for backward
     moves_device = False   # class flag: the output lives on the ``device`` param, not the input's
+    supports_complex = False   # class flag: forward and backward are right for complex tensors
+                               # (set in ``ops.complex_support``; the dispatcher refuses the others)
 
     @property
     def needs_input_grad(self):

@@ -3,6 +3,7 @@ op's Tensor methods and operators (see ``registry.py``)."""
 from . import (arithmetic, bucketing, comparison, conversion, creation, gamma_functions, indexing,  # noqa: F401
                linalg, pointwise, quantiles, reduction, sampling, set_ops, shape, special_functions,
                tensor_queries, ternary)
+from . import complex_numbers, complex_support  # noqa: F401,E402 - after the ops it marks
 from .registry import attach_methods
 from .._tensor import Tensor
 

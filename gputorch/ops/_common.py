@@ -145,8 +145,16 @@ def grad_for(grad, inp):
         return None
     grad = sum_to_shape(grad, inp._data.shape)
     if grad._dtype is not inp._dtype:
-        grad = grad.to(inp._dtype)
+        grad = cast_grad(grad, inp._dtype)
     return grad
+
+
+def cast_grad(grad, dt):
+    """A gradient cast to its input's dtype ``dt``; a real input of a complex op takes the real
+    part (PyTorch's rule)."""
+    if grad._dtype.is_complex and not dt.is_complex:
+        grad = grad.real
+    return grad if grad._dtype is dt else grad.to(dt)
 
 
 def quiet_errors():

@@ -7,7 +7,8 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from ._common import _FAST_OPERANDS, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from .complex_numbers import unit_phase
 from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
@@ -44,7 +45,7 @@ def _check_alpha(alpha, dt):
     """``alpha`` as the result dtype ``dt`` takes it (PyTorch's checks): a float is refused for an
     integer or bool result, a bool for a non-bool one; an int is stored as ``dt`` stores it (wrapping
     into unsigned types, an error where it overflows); a bool result takes ``bool(alpha)``."""
-    if dt._category != 2 and isinstance(alpha, float):
+    if dt._category < 2 and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and dt is not _dtype.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -116,7 +117,7 @@ def _reduce_to(grad, meta):
     """A broadcast gradient summed down to an operand's shape and cast to its dtype."""
     from ._common import sum_to_shape
     grad = sum_to_shape(grad, meta[0])
-    return grad if grad._dtype is meta[1] else grad.to(meta[1])
+    return grad if grad._dtype is meta[1] else cast_grad(grad, meta[1])
 
 
 class DivBackward0(Node):
@@ -127,7 +128,7 @@ class DivBackward0(Node):
         t = first_tensor(a, b)
         xp = xp_of(t)
         if rounding_mode is None:
-            if dt._category != 2:
+            if dt._category < 2:
                 f = _dtype.get_default_dtype().np
                 x = x.astype(f) if hasattr(x, "astype") else x
                 y = y.astype(f) if hasattr(y, "astype") else y
@@ -338,6 +339,8 @@ class AbsBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_values
+        if a._dtype.is_complex:
+            return grad * unit_phase(a)
         return grad * a.sign()
 
 
@@ -346,7 +349,7 @@ class ReciprocalBackward0(Node):
 
     def forward(ctx, a):
         x = a._data
-        if a._dtype._category != 2:
+        if a._dtype._category < 2:
             x = x.astype(_dtype.get_default_dtype().np)
         with quiet_errors():
             return xp_of(a).reciprocal(x)

@@ -1,4 +1,6 @@
 """Moves between devices and dtypes: ``to``, ``cpu``, ``cuda``, ``float()`` ... , ``type_as``."""
+import warnings
+
 from .. import _dtype
 from .._device import device as Device
 from .._device_context import default_device
@@ -30,6 +32,10 @@ class ToCopyBackward0(Node):
                 data = backend.asarray(data, None, device)
             copy = copy and data is a._data
         if dtype is not a._dtype:
+            if a._dtype.is_complex and not dtype.is_complex:
+                warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                              stacklevel=4)
+                data = data.real
             return data.astype(dtype.np)
         if copy:
             return data.copy()
@@ -37,6 +43,8 @@ class ToCopyBackward0(Node):
 
     def backward(ctx, grad):
         dtype, device = ctx.src
+        if grad._dtype.is_complex and not dtype.is_complex:
+            grad = grad.real
         return _to(grad, dtype, device, False)
 
 
@@ -111,7 +119,8 @@ def _caster(dt):
 
 for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
                    ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16),
-                   ("char", _dtype.int8), ("byte", _dtype.uint8), ("bool", _dtype.bool)):
+                   ("char", _dtype.int8), ("byte", _dtype.uint8), ("bool", _dtype.bool),
+                   ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):
     tensor_method(_name)(_caster(_dt))
 
 

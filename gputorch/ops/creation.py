@@ -98,7 +98,7 @@ def _scalar_dtype(x):
     if isinstance(x, numbers.Real):
         return _dtype.get_default_dtype()
     if isinstance(x, numbers.Complex):
-        raise TypeError("gputorch has no complex dtypes")
+        return _dtype.get_default_dtype().to_complex()
     return None
 
 
@@ -106,8 +106,8 @@ def _numpy_dtype(np_dtype):
     d = _dtype._BY_NP.get(np_dtype)
     if d is None:
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only "
-                        "supported types are: float64, float32, float16, int64, int32, int16, int8, "
-                        "uint8, and bool.")
+                        "supported types are: complex128, complex64, float64, float32, float16, int64, "
+                        "int32, int16, int8, uint8, and bool.")
     return d
 
 
@@ -515,7 +515,7 @@ def _number(x, name):
 
 
 def _check_float_requires_grad(dt, requires_grad):
-    if requires_grad and not dt.is_floating_point:
+    if requires_grad and dt._category < 2:
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 

@@ -34,9 +34,9 @@ def _not_implemented(op, dt):
     return NotImplementedError(f'"{op}" not implemented for \'{_LEGACY_NAMES[dt]}\'')
 
 
-def _float_dtype(dtype, op):
+def _float_dtype(dtype, op, complex_ok=False):
     dt = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
-    if not dt.is_floating_point:
+    if not (dt.is_floating_point or complex_ok and dt.is_complex):
         raise _not_implemented(op, dt)
     return dt
 
@@ -55,25 +55,41 @@ def _new(draw, size, dt, device, generator, requires_grad, out):
 
 
 def _uniform(engine, xp, shape, np_dtype):
+    if np_dtype.kind == "c":   # complex: real and imaginary parts each uniform in [0, 1)
+        return _complex_parts(engine.random(tuple(shape) + (2,), _parts(np_dtype)), np_dtype)
     return engine.random(shape, np_dtype)
 
 
 def _standard_normal(engine, xp, shape, np_dtype):
+    if np_dtype.kind == "c":   # complex: E|z|^2 = 1, so each part has variance 1/2
+        parts = engine.standard_normal(tuple(shape) + (2,), _parts(np_dtype))
+        parts *= parts.dtype.type(0.5 ** 0.5)
+        return _complex_parts(parts, np_dtype)
     return engine.standard_normal(shape, np_dtype)
+
+
+def _parts(np_dtype):
+    """The real dtype of a complex NumPy dtype's parts."""
+    return np.dtype(np.float32 if np_dtype == np.complex64 else np.float64)
+
+
+def _complex_parts(parts, np_dtype):
+    """An array of shape ``(*S, 2)`` holding (real, imag) pairs as a complex array of shape ``S``."""
+    return parts.view(np_dtype)[..., 0]
 
 
 # ---------------------------------------------------------------- factories
 def rand(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1): ``rand(2, 3)`` or ``rand((2, 3))``."""
-    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "check_uniform_bounds")
+    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "check_uniform_bounds", True)
     return _new(_uniform, _size_arg(sizes, size), dt, device, generator, requires_grad, out)
 
 
 def randn(*sizes, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples: ``randn(2, 3)`` or ``randn((2, 3))``."""
-    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "normal_kernel_cpu")
+    dt = _float_dtype(dtype if dtype is not None or out is None else out._dtype, "normal_kernel_cpu", True)
     return _new(_standard_normal, _size_arg(sizes, size), dt, device, generator, requires_grad, out)
 
 

@@ -26,9 +26,9 @@ def is_floating_point(input):
 
 @tensor_method("is_complex")
 def is_complex(input):
-    """Whether ``input``'s dtype is complex (gputorch has no complex dtypes yet: always False)."""
+    """Whether ``input``'s dtype is complex (complex64 or complex128)."""
     require_tensor("is_complex", input)
-    return False
+    return input._dtype.is_complex
 
 
 @tensor_method("is_nonzero")

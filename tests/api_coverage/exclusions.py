@@ -46,10 +46,10 @@ EXCLUDED = {
          "TorchScript/JIT and dispatcher internals"),
         (r"\w+Storage|StorageBase|TypedStorage|UntypedStorage|is_storage|from_file",
          "typed storages: gputorch's storage is the array itself (DLPack/numpy interchange instead)"),
-        (r"(complex\d*|cfloat|cdouble|chalf|bfloat16|float8_\w+|float4_\w+|uint(1|2|3|4|5|6|7|16|32|64)|"
+        (r"(complex32|chalf|bfloat16|float8_\w+|float4_\w+|uint(1|2|3|4|5|6|7|16|32|64)|"
          r"int[1-7]|bits\w+)",
-         "dtypes gputorch does not have: complex (pending, issue 18), bfloat16 and float8 (issue 13), "
-         "sub-byte and wide unsigned integers"),
+         "dtypes gputorch does not have: complex32 (half-precision complex), bfloat16 and float8 "
+         "(issue 13), sub-byte and wide unsigned integers"),
         (r"(batch_norm|native|group|layer|instance)_\w+|native_\w+|\w+_backward(_\w+)?|"
          r"batch_norm_(elemt|stats|gather_stats\w*|update_stats|backward_\w+)|norm_except_dim|segment_reduce|"
          r"convolution|constant_pad_nd|grid_sampler(_\dd)?|affine_grid_generator|conv_tbc|"
@@ -80,9 +80,7 @@ EXCLUDED = {
         (r"is_nested|nested_\w+|to_padded_tensor|is_quantized|is_meta|is_mps|is_xpu|is_ipu|is_xla|is_maia|"
          r"is_mtia|is_vulkan|mps|xpu|ipu|cpu_\w+|itemsize|nbytes",
          "nested tensors and other device kinds"),
-        (r"real|imag|conj\w*|resolve_conj|resolve_neg|is_conj|is_neg|angle|polar|sgn_complex|"
-         r"view_as_complex|view_as_real|cfloat|cdouble|chalf|bfloat16|is_complex",
-         "complex numbers: pending, issue 18"),
+        (r"chalf|bfloat16", "casts to dtypes gputorch does not have: complex32 and bfloat16 (issue 13)"),
         (r"(map_|map2_|apply_)|record_stream|register_hook_\w+|smm|sspaddmm|lu|lstsq|solve|symeig|eig|"
          r"matrix_rank|triangular_solve|\w+_copy",
          "deprecated in torch, CPU-only callbacks, or ATen kernel entry points"),
@@ -109,6 +107,9 @@ EXCLUDED = {
         (r"bessel_[jy][01]|airy_ai|spherical_\w+", "Bessel functions of the first and second kind: not "
          "written yet"),
         (r"Tensor|common_args|multi_dim_common", "a type re-export and documentation strings"),
+    ],
+    "torch.fft": [
+        (r"Tensor|common_args|factory_common_args", "a type re-export and documentation strings"),
     ],
     "torch.optim": [
         (r"swa_utils|Muon|swap_in_optimizer_params_and_state", "SWA utilities and Muon: not written yet"),

@@ -18,14 +18,18 @@ import numpy as np
 ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
 FLOAT_DTYPES = ("float16", "float32", "float64")
 INT_DTYPES = ("uint8", "int8", "int16", "int32", "int64")
+# Drawn only where a generator asks for them (the complex cases of ``_specs_complex``).
+COMPLEX_DTYPES = ("complex64", "complex128")
 
 # How often each dtype is drawn: float32 most, every other one regularly.
 _DTYPE_WEIGHTS = {"bool": 0.07, "uint8": 0.06, "int8": 0.05, "int16": 0.04, "int32": 0.06,
-                  "int64": 0.14, "float16": 0.09, "float32": 0.35, "float64": 0.14}
+                  "int64": 0.14, "float16": 0.09, "float32": 0.35, "float64": 0.14,
+                  "complex64": 0.5, "complex128": 0.5}
 
 # Special floating values per dtype: huge (near overflow) and tiny (subnormal-ish).
-_HUGE = {"float16": 6.0e4, "float32": 3.0e38, "float64": 1.0e300}
-_TINY = {"float16": 1.0e-7, "float32": 1.0e-40, "float64": 1.0e-310}
+_HUGE = {"float16": 6.0e4, "float32": 3.0e38, "float64": 1.0e300, "complex64": 3.0e38, "complex128": 1.0e300}
+_TINY = {"float16": 1.0e-7, "float32": 1.0e-40, "float64": 1.0e-310, "complex64": 1.0e-40,
+         "complex128": 1.0e-310}
 
 # Above this many elements a tensor is written as a seeded NumPy draw, not a literal.
 _LITERAL_LIMIT = 40
@@ -41,6 +45,8 @@ def _literal(value):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return repr(value)
+    if isinstance(value, complex):
+        return f"complex({_literal(value.real)}, {_literal(value.imag)})"
     return repr(int(value))
 
 
@@ -112,8 +118,11 @@ class CaseBuilder:
         return tuple(partner)
 
     def values(self, shape, dtype):
-        """A NumPy array (float64/int64/bool) of values for a tensor of ``dtype``."""
+        """A NumPy array (complex128/float64/int64/bool) of values for a tensor of ``dtype``."""
         rng = self.rng
+        if dtype in COMPLEX_DTYPES:   # real and imaginary parts drawn as the float of that width
+            part = "float32" if dtype == "complex64" else "float64"
+            return self.values(shape, part) + 1j * self.values(shape, part)
         if dtype == "bool":
             return rng.random(shape) < 0.5
         if dtype in INT_DTYPES:
@@ -168,7 +177,7 @@ class CaseBuilder:
         shape = self.shape(min_ndim, max_ndim) if shape is None else tuple(shape)
         dtype = self.dtype(pool) if dtype is None else dtype
         if grad is None:
-            grad = self.grad and dtype in FLOAT_DTYPES and self.chance(0.7)
+            grad = self.grad and (dtype in FLOAT_DTYPES or dtype in COMPLEX_DTYPES) and self.chance(0.7)
         if layout is None:  # given values are laid out for the logical shape
             layout = self._layout(shape) if values is None else "contiguous"
         base_shape, view = self._view(shape, layout)
@@ -232,6 +241,8 @@ class CaseBuilder:
             elif dtype in INT_DTYPES:
                 low = 0 if dtype == "uint8" else -9
                 draw = f"np.random.default_rng({seed}).integers({low}, 10, {tuple(shape)})"
+            elif dtype in COMPLEX_DTYPES:
+                draw = f"np.random.default_rng({seed}).standard_normal({tuple(shape) + (2,)}).round(2) @ [1, 1j]"
             else:
                 draw = f"np.random.default_rng({seed}).standard_normal({tuple(shape)}).round(2)"
             return f"T.tensor({draw}, {tail})"

@@ -26,6 +26,7 @@ _TOLERANCES = {  # dtype name -> (rtol, atol)
     "float32": (1e-5, 1e-5),
     "float64": (1e-10, 1e-10),
 }
+_TOLERANCES.update({"complex64": _TOLERANCES["float32"], "complex128": _TOLERANCES["float64"]})
 
 
 @dataclass
@@ -121,7 +122,8 @@ def _state_after(leaf, lib, structure_only):
 def _float_outputs(result, lib):
     """The floating tensors in ``result`` (nested tuples/lists) that require grad."""
     if isinstance(result, lib.Tensor):
-        return [result] if result.requires_grad and result.dtype.is_floating_point else []
+        floating = result.dtype.is_floating_point or result.dtype.is_complex
+        return [result] if result.requires_grad and floating else []
     if isinstance(result, (tuple, list)):
         return [t for item in result for t in _float_outputs(item, lib)]
     return []
@@ -145,6 +147,8 @@ def _backward(outcome, result, leaves, lib, device, weight_seed):
     try:
         loss = None
         for k, out in enumerate(outputs):
+            if out.dtype.is_complex:   # a real loss: weights on the real and imaginary parts
+                out = lib.view_as_real(out.resolve_conj())
             weights = np.random.default_rng(weight_seed + k).standard_normal(tuple(out.shape)).round(2)
             term = (out * lib.tensor(weights, dtype=out.dtype, device=out.device)).sum()
             loss = term if loss is None else loss + term
@@ -302,6 +306,10 @@ def _mismatched(expected, actual, dtype, looseness=1.0):
     """
     if dtype not in _TOLERANCES:
         return np.asarray(expected != actual)
+    if expected.dtype.kind == "c":   # complex: an element disagrees when either part does
+        parts = [_mismatched(np.asarray(part(expected)), np.asarray(part(actual)), dtype, looseness)
+                 for part in (np.real, np.imag)]
+        return parts[0] | parts[1]
     e, a = expected.astype(np.float64), actual.astype(np.float64)
     e_nan, a_nan = np.isnan(e), np.isnan(a)
     finite = np.isfinite(e) & np.isfinite(a)

@@ -16,7 +16,7 @@ _HALF = _dtype.float16.np
 def _floating(a):
     """The array of ``a`` in a floating dtype (integer and bool inputs: the default float dtype)."""
     x = a._data
-    return x if a._dtype._category == 2 else x.astype(_dtype.get_default_dtype().np)
+    return x if a._dtype._category >= 2 else x.astype(_dtype.get_default_dtype().np)
 
 
 def _compute_dtype_array(a):

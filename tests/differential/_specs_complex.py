@@ -1,0 +1,173 @@
+"""Argument generators for complex numbers and ``torch.fft`` (``sig(b) -> (args, kwargs)``, as in
+:mod:`_op_specs`).
+
+``COMPLEX_CASES`` runs ops that accept complex tensors with complex (and mixed real/complex)
+operands; ``FFT`` holds the generators of the ``torch.fft`` functions. The op table's own entries
+for the complex-number ops (``real``, ``view_as_real``, ...) are in :data:`EXPLICIT`.
+"""
+from ._inputs import ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES
+from ._specs_common import _kw, ndim
+
+MIXED = COMPLEX_DTYPES + ALL_DTYPES
+# Real dtypes a complex tensor meets in the mixed cases (float16 has no complex partner here).
+REAL_PARTNERS = ("bool", "int64", "float32", "float64")
+
+
+def complex_tensor(b, shape=None, **kw):
+    return b.tensor(shape, pool=COMPLEX_DTYPES, **kw)
+
+
+def complex_unary(b):
+    return [complex_tensor(b)], {}
+
+
+def maybe_complex_unary(b):
+    return [b.tensor(pool=COMPLEX_DTYPES if b.chance(0.7) else ALL_DTYPES)], {}
+
+
+def complex_binary(b):
+    x = complex_tensor(b)
+    if b.chance(0.2):
+        y = b.choice(["2", "-1.5", "complex(0.5, -2.0)", "1j", "True"])
+    else:
+        pool = COMPLEX_DTYPES if b.chance(0.6) else REAL_PARTNERS
+        y = b.tensor(b.broadcast_partner(b.shapes[x]), pool=pool)
+    return ([y, x] if b.chance(0.3) else [x, y]), {}
+
+
+def complex_pow(b):
+    return [complex_tensor(b), b.choice(["2", "3", "0.5", "-1", "0"])], {}
+
+
+def complex_matmul(b):
+    n, k, m = b.int_in(0, 3), b.int_in(1, 3), b.int_in(1, 3)
+    batch = b.choice([(), (2,)])
+    dtype = b.choice(COMPLEX_DTYPES)
+    return [b.tensor(batch + (n, k), dtype), b.tensor(batch + (k, m), dtype)], {}
+
+
+def complex_reduction(b):
+    x = complex_tensor(b)
+    if b.chance(0.4):
+        return [x], {}
+    return [x, str(b.dim(ndim(b, x)))], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.5) else None)
+
+
+def complex_reshape(b):
+    x = complex_tensor(b)
+    return [x, "(-1,)"], {}
+
+
+def complex_transpose(b):
+    x = complex_tensor(b, min_ndim=2)
+    return [x, "0", "-1"], {}
+
+
+def complex_join(b):
+    x = complex_tensor(b)
+    y = b.tensor(b.shapes[x], pool=COMPLEX_DTYPES if b.chance(0.7) else REAL_PARTNERS)
+    return [f"[{x}, {y}]"], {}
+
+
+def view_as_complex(b):
+    shape = b.shape(max_ndim=3) + (2,)
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.9) else b.dtype()
+    layout = "contiguous" if b.chance(0.8) else None
+    return [b.tensor(shape, dtype, layout=layout)], {}
+
+
+def complex_from_parts(b):
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.9) else b.dtype(FLOAT_DTYPES)
+    x = b.tensor(dtype=dtype)
+    other = dtype if b.chance(0.9) else b.dtype(FLOAT_DTYPES)
+    return [x, b.tensor(b.broadcast_partner(b.shapes[x]) if b.chance(0.2) else b.shapes[x], other)], {}
+
+
+def polar(b):
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.9) else b.dtype(FLOAT_DTYPES)
+    x = b.tensor(dtype=dtype)
+    return [x, b.tensor(b.shapes[x], dtype)], {}
+
+
+# Ops run with complex operands: {name: (forms, generator)}.
+COMPLEX_CASES = {
+    "add": (["function", "method"], complex_binary), "sub": (["function", "method"], complex_binary),
+    "mul": (["function", "method"], complex_binary), "div": (["function", "method"], complex_binary),
+    "neg": (["function", "method"], complex_unary), "reciprocal": (["function", "method"], complex_unary),
+    "exp": (["function", "method"], complex_unary), "log": (["function", "method"], complex_unary),
+    "sqrt": (["function", "method"], complex_unary), "sin": (["function", "method"], complex_unary),
+    "cos": (["function", "method"], complex_unary), "tanh": (["function", "method"], complex_unary),
+    "sinh": (["function", "method"], complex_unary), "cosh": (["function", "method"], complex_unary),
+    "abs": (["function", "method"], complex_unary), "pow": (["function", "method"], complex_pow),
+    "matmul": (["function", "method"], complex_matmul), "sum": (["function", "method"], complex_reduction),
+    "mean": (["function", "method"], complex_reduction), "reshape": (["function", "method"], complex_reshape),
+    "transpose": (["function", "method"], complex_transpose), "cat": (["function"], complex_join),
+    "stack": (["function"], complex_join), "clone": (["function", "method"], complex_unary),
+}
+
+# The op table's complex-number ops (also called with real tensors, which some refuse).
+EXPLICIT = {
+    "real": maybe_complex_unary, "imag": maybe_complex_unary, "angle": maybe_complex_unary,
+    "conj": maybe_complex_unary, "conj_physical": maybe_complex_unary, "resolve_conj": maybe_complex_unary,
+    "resolve_neg": maybe_complex_unary, "view_as_real": maybe_complex_unary, "view_as_complex": view_as_complex,
+    "complex": complex_from_parts, "polar": polar, "is_conj": maybe_complex_unary, "is_neg": maybe_complex_unary,
+    "is_complex": maybe_complex_unary, "cfloat": maybe_complex_unary, "cdouble": maybe_complex_unary,
+}
+
+
+# ---------------------------------------------------------------- torch.fft
+def _signal(b, real_only=False, min_ndim=1):
+    pool = ("float32", "float64") if real_only or b.chance(0.4) else COMPLEX_DTYPES
+    if b.chance(0.05):
+        pool = ("int64", "float16")
+    return b.tensor(pool=pool, min_ndim=min_ndim, max_ndim=3)
+
+
+def _norm(b):
+    return b.choice(["'backward'", "'ortho'", "'forward'", None, None]) if b.chance(0.95) else "'sideways'"
+
+
+def fft_1d(real_only=False):
+    def sig(b):
+        x = _signal(b, real_only)
+        n = b.int_in(1, 6) if b.chance(0.4) else (0 if b.chance(0.03) else None)
+        return [x], _kw(n=None if n is None else str(n), dim=str(b.dim(ndim(b, x))) if b.chance(0.5) else None,
+                        norm=_norm(b))
+    return sig
+
+
+def fft_nd(two_d, real_only=False):
+    def sig(b):
+        x = _signal(b, real_only, min_ndim=2 if two_d else 1)
+        d = ndim(b, x)
+        dims = b.dims(d) if not two_d else tuple(sorted({b.dim(d, allow_bad=False) for _ in range(2)}))
+        if two_d and len(dims) != 2:
+            dims = (-2, -1)
+        use_dim = b.chance(0.5)
+        s = tuple(b.int_in(1, 5) for _ in (dims if use_dim else range(b.int_in(1, d) if d else 1)))
+        kw = _kw(s=repr(s) if b.chance(0.4) else None, dim=repr(dims) if use_dim and dims else None,
+                 norm=_norm(b))
+        return [x], kw
+    return sig
+
+
+def fftfreq(b):
+    n = b.int_in(0, 7)
+    return [str(n)], _kw(d=b.choice(["0.5", "2.0", "0.1"]) if b.chance(0.5) else None,
+                         dtype=b.choice(["T.float64", "T.float32"]) if b.chance(0.5) else None)
+
+
+def fftshift(b):
+    x = b.tensor(pool=MIXED, max_ndim=3)
+    return [x], _kw(dim=str(b.dim(ndim(b, x))) if ndim(b, x) and b.chance(0.5) else None)
+
+
+FFT = {
+    "fft": fft_1d(), "ifft": fft_1d(), "rfft": fft_1d(True), "irfft": fft_1d(), "hfft": fft_1d(),
+    "ihfft": fft_1d(True),
+    "fft2": fft_nd(True), "ifft2": fft_nd(True), "rfft2": fft_nd(True, True), "irfft2": fft_nd(True),
+    "hfft2": fft_nd(True), "ihfft2": fft_nd(True, True),
+    "fftn": fft_nd(False), "ifftn": fft_nd(False), "rfftn": fft_nd(False, True), "irfftn": fft_nd(False),
+    "hfftn": fft_nd(False), "ihfftn": fft_nd(False, True),
+    "fftfreq": fftfreq, "rfftfreq": fftfreq, "fftshift": fftshift, "ifftshift": fftshift,
+}
