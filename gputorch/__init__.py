@@ -31,6 +31,8 @@ from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .ops.complex_numbers import *  # noqa: F401,F403
+from .ops.spectral_windows import *  # noqa: F401,F403
+from .ops.short_time_fourier import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401

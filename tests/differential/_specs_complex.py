@@ -171,3 +171,58 @@ FFT = {
     "hfftn": fft_nd(False), "ihfftn": fft_nd(False, True),
     "fftfreq": fftfreq, "rfftfreq": fftfreq, "fftshift": fftshift, "ifftshift": fftshift,
 }
+
+
+# ---------------------------------------------------------------- windows and the short-time transform
+def window(b):
+    n = b.int_in(0, 9) if b.chance(0.97) else -1
+    kw = _kw(dtype=b.choice(["T.float64", "T.float32", "T.int64"]) if b.chance(0.5) else None)
+    return [str(n), b.choice(["True", "False"])], kw
+
+
+def kaiser_window(b):
+    args, kw = window(b)
+    return args + ([b.choice(["12.0", "5.0", "0.5"])] if b.chance(0.5) else []), kw
+
+
+def _stft_options(b, n_fft, part):
+    hop = b.int_in(1, n_fft) if b.chance(0.6) else None
+    win = b.int_in(1, n_fft) if b.chance(0.3) else None
+    window = f"T.hann_window({win or n_fft}, dtype=T.{part}, device=dev)" if b.chance(0.6) else None
+    return _kw(hop_length=None if hop is None else str(hop), win_length=None if win is None else str(win),
+               window=window, normalized=b.choice(["True", "False"]) if b.chance(0.3) else None)
+
+
+def stft(b):
+    n_fft = b.int_in(2, 12)
+    length = b.int_in(n_fft, 40)
+    pool = ("float64", "float32") if b.chance(0.7) else COMPLEX_DTYPES
+    x = b.tensor(b.choice([(length,), (2, length)]), pool=pool, layout="contiguous")
+    kw = _stft_options(b, n_fft, "float32" if b.dtypes[x] in ("float32", "complex64") else "float64")
+    kw.update(_kw(center=b.choice(["True", "False"]) if b.chance(0.4) else None,
+                  pad_mode=b.choice(["'reflect'", "'constant'", "'replicate'", "'circular'"]) if b.chance(0.4) else None,
+                  return_complex="True" if b.chance(0.9) else None))
+    if b.dtypes[x] in COMPLEX_DTYPES or b.chance(0.2):
+        kw["onesided"] = "False"
+    return [x, str(n_fft)], kw
+
+
+def istft(b):
+    n_fft = b.int_in(2, 12)
+    hop = max(1, n_fft // 4)
+    frames = b.int_in(1, 8)
+    onesided = b.chance(0.7)
+    n_freq = n_fft // 2 + 1 if onesided else n_fft
+    x = b.tensor(b.choice([(n_freq, frames), (2, n_freq, frames)]), pool=COMPLEX_DTYPES, layout="contiguous")
+    part = "float32" if b.dtypes[x] == "complex64" else "float64"
+    kw = _kw(hop_length=str(hop), window=f"T.hann_window({n_fft}, dtype=T.{part}, device=dev)",
+             onesided=None if onesided else "False",
+             length=str(b.int_in(1, n_fft + hop * (frames - 1))) if b.chance(0.4) else None,
+             return_complex="True" if not onesided and b.chance(0.3) else None)
+    return [x, str(n_fft)], kw
+
+
+EXPLICIT.update({
+    "hann_window": window, "hamming_window": window, "blackman_window": window, "bartlett_window": window,
+    "kaiser_window": kaiser_window, "stft": stft, "istft": istft,
+})
