@@ -33,12 +33,14 @@ from .ops.ternary import *  # noqa: F401,F403
 from .ops.complex_numbers import *  # noqa: F401,F403
 from .ops.spectral_windows import *  # noqa: F401,F403
 from .ops.short_time_fourier import *  # noqa: F401,F403
+from .ops.sparse_coo import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from . import fft  # noqa: E402,F811 - the torch.fft namespace
+from . import sparse  # noqa: E402 - the torch.sparse namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from . import nn  # noqa: E402

@@ -1,17 +1,17 @@
 """Layouts and memory formats as PyTorch names them (``torch.strided``, ``torch.channels_last``).
 
-gputorch's tensors are dense and row-major: ``layout=torch.strided`` is the only layout, and every
+gputorch's dense tensors are row-major (sparse COO tensors have the ``sparse_coo`` layout), and every
 ``memory_format=`` argument is accepted and leaves the data row-major (README, "Known differences").
 The names exist so that programs passing them run.
 """
 import math
 
-__all__ = ["layout", "strided", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
+__all__ = ["layout", "strided", "sparse_coo", "memory_format", "contiguous_format", "channels_last", "channels_last_3d",
            "preserve_format", "legacy_contiguous_format", "pi", "e", "inf", "nan", "newaxis"]
 
 
 class layout:
-    """A tensor layout; gputorch has one, ``strided``."""
+    """A tensor layout: ``strided`` (dense) or ``sparse_coo``."""
 
     def __init__(self, name):
         self._name = name
@@ -37,6 +37,7 @@ class memory_format:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")   # the layout of ``ops/sparse_coo.py``'s tensors
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")

@@ -51,6 +51,12 @@ class Tensor:
     _retains_grad = False
     _grad_acc = None        # weakref to this leaf's AccumulateGrad node
     _post_acc_hooks = None  # {id: hook(tensor)}
+    _sparse = False         # True for sparse COO tensors (``ops/sparse_coo.py``), whose _data is no array
+
+    @property
+    def is_sparse(self):
+        """Whether this is a sparse COO tensor."""
+        return False
 
     # ---------------------------------------------------------------- construction
     def __new__(cls, *args, device=None, dtype=None):

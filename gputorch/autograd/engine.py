@@ -264,7 +264,7 @@ def _run_node(node, grad_outputs, captures, results, accumulate, needed, create_
             for cap in captures[node]:
                 results[cap.index] = g
         if accumulate and (needed is None or node in needed):
-            owned = (g is not None and not create_graph
+            owned = (g is not None and not create_graph and not g._sparse
                      and sys.getrefcount(g) == 2 + (grad_outputs[0] is g) and _owns_array(g))
             _accumulate(node.variable, g, create_graph, owned)
         return
@@ -299,7 +299,7 @@ def _run_node(node, grad_outputs, captures, results, accumulate, needed, create_
                 if buf is None:
                     buf = buffers[nxt] = [None] * nxt._num_outputs
                 prev = buf[nr]
-                buf[nr] = g if prev is None else prev + g
+                buf[nr] = g if prev is None else (g + prev if g._sparse else prev + g)
         remaining = deps[nxt] - 1
         deps[nxt] = remaining
         if remaining == 0:
@@ -439,7 +439,9 @@ def _accumulate(variable, g, create_graph, owned=False):
             # A gradient tensor can be shared (e.g. both inputs of an add get the same one),
             # so the leaf gets its own copy that later in-place accumulation may modify.
             variable._grad = g._copy_detached()
-    elif create_graph or old._requires_grad:
+    elif g._sparse:   # sparse + sparse, or dense + sparse: the sparse tensor's add knows both
+        variable._grad = g + old
+    elif create_graph or old._requires_grad or old._sparse:
         variable._grad = old + g
     else:
         old._data += g._data if g._dtype is old._dtype else g._data.astype(old._data.dtype)

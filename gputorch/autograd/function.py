@@ -308,7 +308,7 @@ def _wrap_outputs(node, raw, inputs, executable):
         is_dirty = key in dirty
         if is_dirty:
             out._vc[0] += 1
-        differentiable = executable and key not in non_diff and out._dtype._category == 2
+        differentiable = executable and key not in non_diff and out._dtype._category >= 2
         if not differentiable:
             if not out._requires_grad:
                 if is_input and not is_dirty:

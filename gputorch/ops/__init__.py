@@ -4,7 +4,7 @@ from . import (arithmetic, bucketing, comparison, conversion, creation, gamma_fu
                linalg, pointwise, quantiles, reduction, sampling, set_ops, shape, special_functions,
                tensor_queries, ternary)
 from . import complex_numbers, complex_support  # noqa: F401,E402 - after the ops it marks
-from . import short_time_fourier, spectral_windows  # noqa: F401,E402
+from . import short_time_fourier, sparse_coo, spectral_windows  # noqa: F401,E402
 from .registry import attach_methods
 from .._tensor import Tensor
 

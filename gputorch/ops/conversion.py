@@ -60,6 +60,8 @@ def resolve_device(dev):
 def _to(t, dtype, device, copy):
     if dtype is t._dtype and device is t._device and not copy:
         return t
+    if t._sparse:
+        return t._moved(dtype, device, copy)
     return apply(ToCopyBackward0, t, dtype=dtype, device=device, copy=copy)
 
 

@@ -127,6 +127,9 @@ def matmul(input, other, *, out=None):
     (left) or column (right) vector, and batch dimensions broadcast."""
     require_tensor("matmul", input, "input", 1)
     require_tensor("matmul", other, "other", 2)
+    if input._sparse:
+        from .sparse_coo import sparse_mm
+        return write_out(sparse_mm(input, other), out)
     x, y = input._data, other._data
     da, db = x.ndim, y.ndim
     if da == 0 or db == 0:
@@ -205,6 +208,9 @@ def mm(input, mat2, *, out=None):
     """Product of two matrices, ``(n, k) @ (k, m) -> (n, m)``."""
     require_tensor("mm", input, "input", 1)
     require_tensor("mm", mat2, "mat2", 2)
+    if input._sparse:
+        from .sparse_coo import sparse_mm
+        return write_out(sparse_mm(input, mat2), out)
     x, y = input._data, mat2._data
     if x.ndim != 2:
         raise RuntimeError("self must be a matrix")

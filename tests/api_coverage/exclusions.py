@@ -26,7 +26,7 @@ EXCLUDED = {
          "vendor-library entry points (cuDNN, MIOpen, oneDNN, FBGEMM) and other accelerators"),
         (r"sparse_(csr|csc|bsr|bsc|compressed)(_tensor)?|(c?col|crow|row)_indices_copy|\w*spmm|\w*smm|"
          r"saddmm|sspaddmm|hspmm|dsmm|hsmm|resize_as_sparse_",
-         "compressed sparse layouts and sparse-dense kernels (COO sparse tensors are pending, issue 18)"),
+         "compressed sparse layouts and their sparse-dense kernels (COO tensors: ops/sparse_coo.py)"),
         (r"[Ss]ym\w*|sym_\w+", "symbolic shapes (torch.compile internals)"),
         (r"(jit|fx|export|compiler|package|library|hub|onnx|ao|func|overrides|monitor|classes|cpp|"
          r"futures|fork|wait|while_loop|vmap|_\w+|ops|testing_utils|utils|backends|multiprocessing|"
@@ -73,7 +73,8 @@ EXCLUDED = {
         (r"(to_)?sparse_(csr|csc|bsr|bsc)|(c?col|crow|row)_indices|ccol_indices|to_mkldnn|is_mkldnn|"
          r"\w*_sparse_\w*|sparse_resize\w*|sparse_mask|is_sparse_csr|coalesce|is_coalesced|indices|values|"
          r"to_sparse\w*|sparse_dim|dense_dim|_nnz",
-         "sparse layouts (COO sparse tensors are pending, issue 18)"),
+         "compressed sparse layouts; the COO methods (indices, values, coalesce, sparse_dim, ...) live on "
+         "gputorch's SparseCOOTensor, not on dense tensors"),
         (r"storage|untyped_storage|storage_type|is_shared|share_memory_|set_|is_set_to|pin_memory|"
          r"is_pinned|module_load|new\b",
          "typed storages and storage sharing across processes"),

@@ -147,6 +147,8 @@ def _backward(outcome, result, leaves, lib, device, weight_seed):
     try:
         loss = None
         for k, out in enumerate(outputs):
+            if out.is_sparse:
+                out = out.to_dense()
             if out.dtype.is_complex:   # a real loss: weights on the real and imaginary parts
                 out = lib.view_as_real(out.resolve_conj())
             weights = np.random.default_rng(weight_seed + k).standard_normal(tuple(out.shape)).round(2)
@@ -162,6 +164,8 @@ def _backward(outcome, result, leaves, lib, device, weight_seed):
 def to_plain(x, lib, structure_only):
     """A library-free description of ``x`` that :func:`compare_plain` understands."""
     if isinstance(x, lib.Tensor):
+        if x.is_sparse:   # sparse results: compared as their dense values
+            x = x.detach().to_dense()
         array = None if structure_only else _numpy(x, lib)
         return ("tensor", str(x.dtype).split(".")[-1], tuple(x.shape), bool(x.requires_grad), array)
     if isinstance(x, lib.Size):
