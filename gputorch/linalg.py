@@ -3,10 +3,11 @@
 Norms are built from reductions (``vector_norm`` itself lives with the reductions) and singular
 values (``ops/linalg_norms.py``); ``inv``, ``det`` and ``solve`` are ops of their own (``ops/matrix_inverse.py``), the
 decompositions live in ``ops/decompositions.py`` and what is built on them in ``ops/linalg_*.py``.
-``eig``/``eigvals`` (complex results) are not here yet.
+``eig``/``eigvals`` (complex results) are in ``ops/linalg_eig.py``.
 """
 from .ops._linalg_common import write_out as _write
 from .ops.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
+from .ops.linalg_eig import eig, eigvals
 from .ops.linalg_generators import householder_product, tensorinv, tensorsolve, vander
 from .ops.linalg_lu import lu, lu_factor, lu_factor_ex, lu_solve
 from .ops.linalg_norms import matrix_norm, norm
@@ -20,7 +21,7 @@ from .ops.matrix_inverse import LinAlgError, det, inv, solve
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "solve_ex", "solve_triangular", "matmul", "cross", "vecdot", "multi_dot", "diagonal", "cholesky",
-           "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond",
+           "cholesky_ex", "qr", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "lstsq", "matrix_rank", "cond",
            "matrix_power", "matrix_exp", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
            "vander", "householder_product", "tensorinv", "tensorsolve"]
 

@@ -17,7 +17,7 @@ the ops that are right for them:
 import inspect
 
 from ..autograd.node import Node
-from . import activation_backward, arithmetic, conversion, indexing, matmul, reduction, shape
+from . import activation_backward, arithmetic, conversion, indexing, matmul, matrix_inverse, reduction, shape
 from .complex_numbers import conj_of
 from .pointwise import exp_log, trig
 
@@ -31,7 +31,8 @@ _HOLOMORPHIC = [arithmetic.MulBackward0, arithmetic.DivBackward0, arithmetic.Rec
                 trig.SinBackward0, trig.CosBackward0, trig.SinhBackward0, trig.CoshBackward0,
                 trig.TanhBackward0, activation_backward.TanhBackwardBackward0,
                 matmul.MmBackward0, matmul.BmmBackward0, matmul.MvBackward0, matmul.MatmulBackward0,
-                matmul.DotBackward0]
+                matmul.DotBackward0, matrix_inverse.LinalgInvExBackward0, matrix_inverse.LinalgDetBackward0,
+                matrix_inverse.LinalgSolveExBackward0]
 
 
 def _node_classes(package):

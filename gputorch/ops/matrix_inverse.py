@@ -32,7 +32,7 @@ def _check_square(name, t):
 
 def _check_float(name, t):
     dt = t._dtype
-    if dt._category != 2:
+    if dt._category < 2:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {SCALAR_NAME[dt]}")
     if dt.itemsize < 4:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
