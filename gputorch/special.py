@@ -17,12 +17,13 @@ from .ops.special_functions import (  # noqa: F401 - the polynomials are listed 
     hermite_polynomial_h, hermite_polynomial_he, laguerre_polynomial_l, legendre_polynomial_p,
     shifted_chebyshev_polynomial_t, shifted_chebyshev_polynomial_u, shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w)
+from .ops.bessel_functions import airy_ai, bessel_j0, bessel_j1, bessel_y0, bessel_y1
 from .ops.special_functions import (entr, erfcx, i0, i0e, i1, i1e, igamma, igammac, log_ndtr, logit,
                                     modified_bessel_i0, modified_bessel_i1, modified_bessel_k0,
                                     modified_bessel_k1, ndtr, ndtri, scaled_modified_bessel_k0,
                                     scaled_modified_bessel_k1, sinc, spherical_bessel_j0, xlog1py, zeta)
 
-__all__ = ["digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+__all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
            "gammaln",
            "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
            "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",

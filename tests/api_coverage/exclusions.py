@@ -105,8 +105,6 @@ EXCLUDED = {
         (r"common_notes", "a documentation string"),
     ],
     "torch.special": [
-        (r"bessel_[jy][01]|airy_ai|spherical_\w+", "Bessel functions of the first and second kind: not "
-         "written yet"),
         (r"Tensor|common_args|multi_dim_common", "a type re-export and documentation strings"),
     ],
     "torch.fft": [
