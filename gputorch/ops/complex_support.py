@@ -17,7 +17,8 @@ the ops that are right for them:
 import inspect
 
 from ..autograd.node import Node
-from . import activation_backward, arithmetic, conversion, indexing, matmul, matrix_inverse, reduction, shape
+from . import (activation_backward, arithmetic, comparison, conversion, cumulative, einsum, indexing, linalg, matmul,
+               matrix_inverse, matrix_structure, reduction, shape, ternary)
 from .complex_numbers import conj_of
 from .pointwise import exp_log, trig
 
@@ -25,11 +26,18 @@ _MOVES_ELEMENTS = [shape, indexing]
 _REFUSED_MOVES = {"ScatterReduceBackward0"}    # amax/amin reductions need an order
 _LINEAR = [arithmetic.AddBackward0, arithmetic.SubBackward0, arithmetic.NegBackward0,
            reduction.SumBackward0, reduction.SumBackward1, reduction.MeanBackward0, reduction.MeanBackward1,
-           conversion.ToCopyBackward0, arithmetic.AbsBackward0]
+           conversion.ToCopyBackward0, arithmetic.AbsBackward0, comparison.WhereBackward0,
+           cumulative.CumsumBackward0, matrix_structure.TraceBackward0, matrix_structure.DiagEmbedBackward0,
+           matrix_structure.DiagonalBackward0_copy]
 _HOLOMORPHIC = [arithmetic.MulBackward0, arithmetic.DivBackward0, arithmetic.ReciprocalBackward0,
                 arithmetic.PowBackward0, exp_log.ExpBackward0, exp_log.LogBackward0, exp_log.SqrtBackward0,
                 trig.SinBackward0, trig.CosBackward0, trig.SinhBackward0, trig.CoshBackward0,
-                trig.TanhBackward0, activation_backward.TanhBackwardBackward0,
+                trig.TanhBackward0, activation_backward.TanhBackwardBackward0, trig.TanBackward0,
+                trig.AsinBackward0, trig.AcosBackward0, trig.AtanBackward0, trig.AsinhBackward0,
+                trig.AcoshBackward0, trig.AtanhBackward0, exp_log.Exp2Backward0, exp_log.Expm1Backward0,
+                exp_log.Log2Backward0, exp_log.Log10Backward0, exp_log.Log1PBackward0, exp_log.RsqrtBackward0,
+                ternary.AddcmulBackward0, ternary.AddcdivBackward0, einsum.EinsumBackward0,
+                linalg.AddmmBackward0, linalg.BaddbmmBackward0, linalg.AddbmmBackward0,
                 matmul.MmBackward0, matmul.BmmBackward0, matmul.MvBackward0, matmul.MatmulBackward0,
                 matmul.DotBackward0, matrix_inverse.LinalgInvExBackward0, matrix_inverse.LinalgDetBackward0,
                 matrix_inverse.LinalgSolveExBackward0]

@@ -48,7 +48,7 @@ class TraceBackward0(Node):
     def forward(ctx, a):
         x = a._data
         ctx.shape = x.shape
-        return x.trace(dtype=x.dtype if a._dtype._category == 2 else "int64")
+        return x.trace(dtype=x.dtype if a._dtype._category >= 2 else "int64")
 
     def backward(ctx, grad):
         n, m = ctx.shape

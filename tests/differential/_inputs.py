@@ -122,7 +122,9 @@ class CaseBuilder:
         rng = self.rng
         if dtype in COMPLEX_DTYPES:   # real and imaginary parts drawn as the float of that width
             part = "float32" if dtype == "complex64" else "float64"
-            return self.values(shape, part) + 1j * self.values(shape, part)
+            values = np.empty(shape, np.complex128)   # parts set apart: inf * 1j would make a NaN
+            values.real, values.imag = self.values(shape, part), self.values(shape, part)
+            return values
         if dtype == "bool":
             return rng.random(shape) < 0.5
         if dtype in INT_DTYPES:

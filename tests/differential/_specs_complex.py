@@ -103,7 +103,49 @@ COMPLEX_CASES = {
     "mean": (["function", "method"], complex_reduction), "reshape": (["function", "method"], complex_reshape),
     "transpose": (["function", "method"], complex_transpose), "cat": (["function"], complex_join),
     "stack": (["function"], complex_join), "clone": (["function", "method"], complex_unary),
+    **{name: (["function", "method"], complex_unary) for name in (
+        "tan", "asin", "acos", "atan", "asinh", "acosh", "atanh", "exp2", "expm1", "log2", "log10", "log1p",
+        "rsqrt", "square", "cumsum_all", "trace")},
+    "where": (["function"], lambda b: complex_where(b)), "addcmul": (["function", "method"], lambda b: complex_ternary(b)),
+    "addcdiv": (["function", "method"], lambda b: complex_ternary(b)),
+    "einsum": (["function"], lambda b: complex_einsum(b)), "addmm": (["function", "method"], lambda b: complex_addmm(b)),
 }
+COMPLEX_CASES["cumsum"] = (["function", "method"], lambda b: complex_cumsum(b))
+del COMPLEX_CASES["cumsum_all"]
+COMPLEX_CASES["trace"] = (["function", "method"], lambda b: ([complex_tensor(b, (b.int_in(0, 3), b.int_in(0, 3)))], {}))
+
+
+def complex_cumsum(b):
+    x = complex_tensor(b, min_ndim=1)
+    return [x, str(b.dim(ndim(b, x)))], {}
+
+
+def complex_where(b):
+    x = complex_tensor(b)
+    shape = b.shapes[x]
+    cond = b.tensor(shape, "bool", grad=False)
+    other = b.tensor(shape, pool=COMPLEX_DTYPES if b.chance(0.7) else REAL_PARTNERS)
+    return [cond, x, other], {}
+
+
+def complex_ternary(b):
+    x = complex_tensor(b)
+    shape, dtype = b.shapes[x], b.dtypes[x]
+    return [x, b.tensor(shape, dtype), b.tensor(shape, dtype)], _kw(value=b.choice(["2", "-0.5"]) if b.chance(0.4)
+                                                                        else None)
+
+
+def complex_einsum(b):
+    dtype = b.choice(COMPLEX_DTYPES)
+    n, k, m = b.int_in(1, 3), b.int_in(1, 3), b.int_in(1, 3)
+    return ["'ij,jk->ik'", b.tensor((n, k), dtype), b.tensor((k, m), dtype)], {}
+
+
+def complex_addmm(b):
+    dtype = b.choice(COMPLEX_DTYPES)
+    n, k, m = b.int_in(1, 3), b.int_in(1, 3), b.int_in(1, 3)
+    return [b.tensor((n, m), dtype), b.tensor((n, k), dtype), b.tensor((k, m), dtype)], _kw(
+        alpha=b.choice(["2", "0.5"]) if b.chance(0.3) else None, beta=b.choice(["0", "1.5"]) if b.chance(0.3) else None)
 
 # The op table's complex-number ops (also called with real tensors, which some refuse).
 EXPLICIT = {

@@ -136,6 +136,8 @@ class AcoshBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_values
+        if a._dtype.is_complex:   # the branch of arccosh itself: sqrt(a - 1) sqrt(a + 1), not sqrt(a^2 - 1)
+            return grad / ((a - 1).sqrt() * (a + 1).sqrt())
         return grad * ((a - 1) * (a + 1)).rsqrt()
 
 
