@@ -250,16 +250,26 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
     the tuple of final states.
     """
     gi = linear(input, w_ih, b_ih)
-    steps = len(gi)
-    if steps == 0:
+    if len(gi) == 0:
         raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+    if mode == "LSTM" and w_hr is None:
+        from .recurrent_sequence import lstm_sequence
+        return lstm_sequence(gi, state[0], state[1], w_hh, b_hh, reverse)
+    outputs = recurrent_steps(mode, gi, state, w_hh, b_hh, w_hr, reverse)
+    return outputs[0], tuple(outputs[1:])
+
+
+def recurrent_steps(mode, gi, state, w_hh, b_hh, w_hr, reverse):
+    """``(outputs (T, N, H_out), *final states)`` of one layer from its input projection ``gi``
+    ``(T, N, gates * H)``, one differentiable step op after another."""
+    steps = len(gi)
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     outputs = [None] * steps
     gis = gi.unbind(0)
     for t in order:
         state = _step(mode, gis[t], state, w_hh, b_hh, w_hr)
         outputs[t] = state[0]
-    return stack(outputs, 0), state
+    return (stack(outputs, 0),) + tuple(state)
 
 
 def packed_recurrent_layer(mode, data, batch_sizes, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None,

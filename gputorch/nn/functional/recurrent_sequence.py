@@ -1,0 +1,141 @@
+"""One LSTM layer over a whole sequence as a single op (PyTorch's CPU LSTM is a loop of fused
+cells; cuDNN's is one op like this).
+
+Forward: for each time step, ``gates = (h @ W_hh.T + b_hh) + gi[t]`` (``gi`` the input projection
+of every step, computed before with one product) and the fused cell math of
+``recurrent.ThnnFusedLstmCellBackward0`` (same operations in the same order, so the values are
+identical). The gate activations, cell states and hidden states of every step are kept as one
+workspace. Backward runs the steps in reverse with one small product per step (``d_gates @
+W_hh`` for the previous hidden state) and computes the weight gradient of all steps with one
+product ``d_gates.T @ h_prev`` at the end, instead of a product and an accumulation per step.
+
+Under ``create_graph=True`` the backward recomputes the layer with the per-step differentiable
+ops and differentiates that, so double backward works.
+"""
+from ..._dispatch import apply
+from ...autograd import grad_mode
+from ...autograd.engine import grad as autograd_grad
+from ...autograd.node import Node
+from ...ops._common import quiet_errors, xp_of
+from .recurrent import _back, _compute, _gate_major, _sigmoid_
+
+__all__ = []
+
+_GRAD_ENABLED = grad_mode.GRAD_ENABLED
+
+
+class LstmSequenceBackward0(Node):
+    """``(outputs (T, N, H), h_T, c_T)`` of one LSTM layer (no projection) from ``gi (T, N, 4H)``,
+    ``h0``, ``c0`` ``(N, H)``, ``W_hh (4H, H)`` and ``b_hh (4H,)`` (or None); ``reverse`` runs the
+    steps from last to first (the outputs stay in input order)."""
+
+    def forward(ctx, gi, h0, c0, w_hh, b_hh, reverse):
+        xp = xp_of(h0)
+        x_in = _compute(gi)
+        steps, n, four_h = x_in.shape
+        size = four_h // 4
+        w = _compute(w_hh).T
+        bias = None if b_hh is None else _compute(b_hh)
+        work = x_in.dtype
+        acts = xp.empty((steps, 4, n, size), work)      # i, f, g, o of every step
+        cells = xp.empty((steps + 1, n, size), work)     # c before each step, then c_T (in run order)
+        hiddens = xp.empty((steps + 1, n, size), work)   # h before each step, then h_T (in run order)
+        hiddens[0] = _compute(h0)
+        cells[0] = _compute(c0)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        with quiet_errors():
+            for k, t in enumerate(order):
+                gates = hiddens[k] @ w
+                if bias is not None:
+                    gates += bias
+                gates += x_in[t]
+                gates = _gate_major(xp, gates, 4)
+                g = xp.tanh(gates[2])
+                _sigmoid_(xp, gates)
+                gates[2] = g
+                i, f, _, o = gates
+                acts[k] = gates
+                cy = cells[k + 1]
+                xp.multiply(f, cells[k], out=cy)
+                cy += i * g
+                xp.multiply(o, xp.tanh(cy), out=hiddens[k + 1])
+        out = hiddens[1:][::-1] if reverse else hiddens[1:]
+        ctx.save_for_backward(gi, h0, c0, w_hh, b_hh)
+        ctx.workspace = (acts, cells, hiddens)
+        ctx.reverse = reverse
+        like = h0._data
+        return _back(xp.ascontiguousarray(out), like), _back(hiddens[-1].copy(), like), _back(cells[-1].copy(), like)
+
+    def backward(ctx, grad_out, grad_h, grad_c):
+        gi, h0, c0, w_hh, b_hh = ctx.saved_values
+        if _GRAD_ENABLED.value:
+            return _differentiable_grads(ctx, (grad_out, grad_h, grad_c), gi, h0, c0, w_hh, b_hh)
+        d_gi, d_h0, d_c0, d_w, d_b = apply(_LstmSequenceGrads, grad_out, grad_h, grad_c, w_hh,
+                                           workspace=ctx.workspace, reverse=ctx.reverse, has_bias=b_hh is not None)
+        grads = (d_gi, d_h0, d_c0, d_w, d_b if b_hh is not None else None)
+        return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
+
+
+class _LstmSequenceGrads(Node):
+    """The gradients of :class:`LstmSequenceBackward0` from its workspace (no graph)."""
+
+    def forward(ctx, grad_out, grad_h, grad_c, w_hh, workspace, reverse, has_bias):
+        acts, cells, hiddens = workspace
+        xp = xp_of(w_hh)
+        steps, _, n, size = acts.shape
+        work = acts.dtype
+        w = _compute(w_hh)
+        g_out = _compute(grad_out)
+        dh = xp.zeros((n, size), work) if grad_h is None else _compute(grad_h).astype(work, copy=True)
+        dc = xp.zeros((n, size), work) if grad_c is None else _compute(grad_c).astype(work, copy=True)
+        d_gates = xp.empty((steps, 4, n, size), work)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        with quiet_errors():
+            for k in range(steps - 1, -1, -1):
+                dh += g_out[order[k]]
+                i, f, g, o = acts[k]
+                tc = xp.tanh(cells[k + 1])
+                d_i, d_f, d_g, d_o = d_gates[k]
+                xp.multiply(dh, tc, out=d_o)
+                d_o *= o
+                d_o *= 1 - o
+                dc += dh * o * (1 - tc * tc)
+                xp.multiply(dc, g, out=d_i)
+                d_i *= i
+                d_i *= 1 - i
+                xp.multiply(dc, cells[k], out=d_f)
+                d_f *= f
+                d_f *= 1 - f
+                xp.multiply(dc, i, out=d_g)
+                d_g *= 1 - g * g
+                dc *= f
+                rows = d_gates[k].transpose(1, 0, 2).reshape(n, 4 * size)
+                dh = rows @ w
+        flat = xp.ascontiguousarray(d_gates.transpose(0, 2, 1, 3)).reshape(steps, n, 4 * size)
+        d_gi = flat[::-1] if reverse else flat          # back in input order
+        like = w_hh._data
+        d_w = flat.reshape(steps * n, 4 * size).T @ hiddens[:-1].reshape(steps * n, size)
+        d_b = flat.sum((0, 1)) if has_bias else xp.zeros(0, work)
+        return (_back(xp.ascontiguousarray(d_gi), like), _back(dh, like), _back(dc, like), _back(d_w, like),
+                _back(d_b, like))
+
+
+def _differentiable_grads(ctx, grads, gi, h0, c0, w_hh, b_hh):
+    """The layer's gradients as a graph: recompute it with the per-step ops and differentiate."""
+    from .recurrent import recurrent_steps
+    outputs = recurrent_steps("LSTM", gi, (h0, c0), w_hh, b_hh, None, ctx.reverse)
+    candidates = (gi, h0, c0, w_hh, b_hh)
+    wanted = [k for k, t in enumerate(candidates) if t is not None and t.requires_grad and ctx.needs_input_grad[k]]
+    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
+    found = autograd_grad([o for o, _ in pairs], [candidates[k] for k in wanted], [g for _, g in pairs],
+                          create_graph=True, allow_unused=True)
+    result = [None] * len(candidates)
+    for k, g in zip(wanted, found):
+        result[k] = g
+    return tuple(result)
+
+
+def lstm_sequence(gi, h0, c0, w_hh, b_hh, reverse):
+    """``(outputs, (h_T, c_T))`` of one LSTM layer over the input projection ``gi``."""
+    out, h, c = apply(LstmSequenceBackward0, gi, h0, c0, w_hh, b_hh, reverse)
+    return out, (h, c)

@@ -1,0 +1,54 @@
+"""The whole-sequence LSTM layer op: equal to the per-step ops it replaces (values and gradients,
+both directions, with and without initial states and biases), gradcheck, and double backward
+through its recomputing fallback."""
+import numpy as np
+import pytest
+
+import gputorch as T
+from gputorch.autograd import gradcheck, gradgradcheck
+from gputorch.nn.functional import recurrent, recurrent_sequence
+
+RNG = np.random.default_rng(11)
+
+
+def _inputs(device, steps=5, batch=3, size=4, bias=True):
+    def t(*shape):
+        return T.tensor(RNG.standard_normal(shape), device=device, requires_grad=True)
+    return t(steps, batch, 4 * size), t(batch, size), t(batch, size), t(4 * size, size), (t(4 * size) if bias else None)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_matches_per_step_ops(device, reverse, bias):
+    gi, h0, c0, w, b = _inputs(device, bias=bias)
+    fused = recurrent_sequence.lstm_sequence(gi, h0, c0, w, b, reverse)
+    stepped = recurrent.recurrent_steps("LSTM", gi, (h0, c0), w, b, None, reverse)
+    outputs = (fused[0],) + fused[1]
+    weights = [T.tensor(RNG.standard_normal(o.shape), device=device) for o in outputs]
+    leaves = [x for x in (gi, h0, c0, w, b) if x is not None]
+    grads_fused = T.autograd.grad(sum((o * k).sum() for o, k in zip(outputs, weights)), leaves)
+    grads_stepped = T.autograd.grad(sum((o * k).sum() for o, k in zip(stepped, weights)), leaves)
+    for a, e in zip(outputs + grads_fused, tuple(stepped) + grads_stepped):
+        np.testing.assert_allclose(a.detach().cpu().numpy(), e.detach().cpu().numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_gradcheck_and_double_backward(device):
+    gi, h0, c0, w, b = _inputs(device, steps=3, batch=2, size=2)
+    assert gradcheck(lambda *a: recurrent_sequence.lstm_sequence(*a, False)[0], (gi, h0, c0, w, b))
+    assert gradgradcheck(lambda *a: recurrent_sequence.lstm_sequence(*a, True)[1][1], (gi, h0, c0, w, b))
+
+
+def test_lstm_module_uses_it(device):
+    lstm = T.nn.LSTM(3, 4, 2, bidirectional=True).to(device)
+    out, _ = lstm(T.randn(5, 2, 3, device=device))
+    node = out.grad_fn
+    seen, names = set(), set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        names.add(type(n).__name__)
+        stack.extend(f for f, _ in n.next_functions)
+    assert "LstmSequenceBackward0" in names and "ThnnFusedLstmCellBackward0" not in names
