@@ -41,6 +41,8 @@ from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from . import fft  # noqa: E402,F811 - the torch.fft namespace
 from . import sparse  # noqa: E402 - the torch.sparse namespace
+from . import jit  # noqa: E402 - tracing and traced modules
+from . import onnx  # noqa: E402 - export (needs the onnx extra only when called)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from . import nn  # noqa: E402

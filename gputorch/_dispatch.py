@@ -14,6 +14,7 @@ import traceback
 from . import _dtype
 from ._broadcast import broadcast_error
 from .amp.autocast_mode import STATE as _AUTOCAST, cast_inputs
+from ._tracing import STATE as _TRACE
 from .backends.base import elements_share_memory
 from .backends.meta_mixing import REAL_AS_META
 from ._tensor import Tensor, _grad_edge
@@ -41,6 +42,8 @@ class NoGradContext:
 
 def apply(cls, *args, **params):
     """Run op ``cls`` on ``args`` and return its output tensor(s)."""
+    if _TRACE.graph is not None:   # inside gputorch.jit.trace: run the op, then record it
+        return _traced(cls, args, params)
     if _AUTOCAST.active:   # inside an autocast region: the op's class may cast its inputs
         args = cast_inputs(cls, next(a for a in args if isinstance(a, Tensor))._device.type, args)
     tensors = [a for a in args if isinstance(a, Tensor)]
@@ -134,6 +137,18 @@ def apply(cls, *args, **params):
     return result
 
 
+def _traced(cls, args, params):
+    """Run ``cls`` with tracing paused (ops it runs inside are part of it) and record it."""
+    graph = _TRACE.graph
+    _TRACE.graph = None
+    try:
+        result = apply(cls, *args, **params)
+        graph.record(cls, args, params, result)   # paused too: copying a constant runs ops
+    finally:
+        _TRACE.graph = graph
+    return result
+
+
 def apply_view(cls, base, *args, **params):
     """Run a view op: the result shares ``base``'s storage and version counter."""
     result = apply(cls, base, *args, **params)
@@ -208,6 +223,8 @@ def apply_inplace(cls, self, *args, **params):
             if self._data.size:  # an expanded tensor: its elements share memory
                 raise RuntimeError(OVERLAP_MESSAGE) from None
     self._vc[0] += 1
+    if _TRACE.graph is not None:
+        _TRACE.graph.rebind(self, result)
     if node is not None:
         self._grad_fn = node
         self._output_nr = 0

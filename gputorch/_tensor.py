@@ -12,6 +12,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import device as Device
+from ._tracing import STATE as _TRACING
 from .autograd import grad_mode
 from .autograd.node import grad_accumulator
 from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_zero_dim
@@ -496,6 +497,9 @@ class Tensor:
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        if _TRACING.graph is not None:
+            from .jit._tracer import warn_value_read
+            warn_value_read("number")
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar")

@@ -1,0 +1,64 @@
+"""A traced module: the recorded graph replayed op by op, without the Python model class."""
+from .. import nn
+from .._dispatch import apply
+from .._tensor import Tensor
+
+__all__ = ["TracedModule", "run_graph"]
+
+
+def run_graph(graph, values, inputs):
+    """The graph's outputs for ``inputs``; ``values`` maps param and constant names to tensors."""
+    if len(inputs) != len(graph.inputs):
+        raise TypeError(f"the traced graph takes {len(graph.inputs)} inputs, got {len(inputs)}")
+    env = dict(values)
+    env.update(zip(graph.inputs, inputs))
+
+    def arg(ref):
+        kind, v = ref
+        if kind == "value":
+            return env[v]
+        if kind == "list":
+            return [arg(r) for r in v]
+        return v
+    for node in graph.nodes:
+        args = [arg(r) for r in node.args]
+        params = {k: arg(v) if isinstance(v, tuple) and len(v) == 2 and v[0] == "value" else v
+                  for k, v in node.params.items()}
+        result = apply(node.op, *args, **params)
+        outs = result if isinstance(result, tuple) else (result,)
+        env.update(zip(node.outputs, outs))
+    return [env[o] for o in graph.outputs]
+
+
+class TracedModule(nn.Module):
+    """``trace(model, example)``'s result: ``forward`` replays the graph on any inputs of the traced
+    shapes (and dtypes); ``graph`` prints it; parameters and buffers are attributes (``param0``, ...,
+    ``constant0``, ...), so ``.to(device)``, ``state_dict`` and ``parameters()`` work."""
+
+    def __init__(self, graph, single_output):
+        super().__init__()
+        self.graph = graph
+        self._single = single_output
+        self._param_attrs = {}
+        for k, (name, t) in enumerate(graph.params.items()):
+            attr = f"param{k}"
+            if isinstance(t, nn.Parameter):
+                self.register_parameter(attr, t)
+            else:
+                self.register_buffer(attr, t)
+            self._param_attrs[name] = attr
+        for k, (name, t) in enumerate(graph.constants.items()):
+            self.register_buffer(f"constant{k}", t)
+            self._param_attrs[name] = f"constant{k}"
+
+    @property
+    def code(self):
+        return repr(self.graph)
+
+    def forward(self, *inputs):
+        for i, x in enumerate(inputs):
+            if not isinstance(x, Tensor):
+                raise TypeError(f"traced module: input {i} must be a Tensor, got {type(x).__name__}")
+        values = {name: getattr(self, attr) for name, attr in self._param_attrs.items()}
+        outputs = run_graph(self.graph, values, inputs)
+        return outputs[0] if self._single else tuple(outputs)

@@ -1,0 +1,237 @@
+"""Traced graph -> ONNX model.
+
+The model is traced twice: with the example inputs, and, when there are ``dynamic_axes``, with
+those axes one longer. Sizes that change between the two traces follow the dynamic axes (a
+reshape's target gets ``-1`` or ``0`` there, an expand's ``1``); everything else is fixed to the
+traced sizes. Each op is translated by its function in ``_ops.py``.
+"""
+import numpy as np
+
+from .. import _dtype
+from ..jit._tracer import trace_graph
+from ._ops import EXPORTERS, EXPORTERS_BY_CLASS
+
+__all__ = ["build_model", "UnsupportedOperatorError"]
+
+OPSET = 17
+
+
+class UnsupportedOperatorError(RuntimeError):
+    """An op of the traced model has no ONNX translation (the message names it, its module, the opset)."""
+
+
+def _onnx():
+    try:
+        import onnx
+    except ImportError as exc:
+        raise ImportError("gputorch.onnx needs the onnx package: pip install 'gputorch[onnx]'") from exc
+    return onnx
+
+
+class Builder:
+    """Collects ONNX nodes and initializers for one graph (see ``_ops.py`` for how ops use it)."""
+
+    def __init__(self, graph, second, varying, opset):
+        self.onnx = _onnx()
+        self.graph, self.second, self.varying, self.opset = graph, second, varying, opset
+        self.nodes, self.initializers = [], {}
+        self._count = 0
+        self._consts = {}
+
+    # ------------------------------------------------------------ names and values
+    def fresh(self):
+        self._count += 1
+        return f"_t{self._count}"
+
+    def info(self, name):
+        return self.graph.info[name]
+
+    def shape_of(self, name):
+        return self.graph.info[name][0]
+
+    def np_dtype_of(self, name):
+        return self.graph.info[name][1].np
+
+    def onnx_dtype(self, dt):
+        return self.onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dt.np if isinstance(dt, _dtype.dtype) else dt))
+
+    def const(self, array):
+        array = np.asarray(array)
+        key = (array.dtype.str, array.shape, array.tobytes())
+        name = self._consts.get(key)
+        if name is None:
+            name = self._consts[key] = f"_c{len(self._consts)}"
+            self.initializers[name] = array
+            self.graph.info[name] = (array.shape, _dtype.from_numpy_dtype(array.dtype))
+        return name
+
+    def scalar(self, value, node):
+        """A 0-d initializer holding ``value`` in the dtype of ``node``'s tensors."""
+        dt = self.graph.info[node.outputs[0]][1]
+        if dt is _dtype.bool:
+            dt = next((self.graph.info[r[1]][1] for r in node.args if r[0] == "value"), dt)
+        return self.const(np.array(value, dtype=dt.np))
+
+    def arg(self, node, i):
+        kind, v = node.args[i]
+        if kind == "value":
+            return v
+        if isinstance(v, (bool, int, float)) and not isinstance(v, bool) or isinstance(v, bool):
+            return self.scalar(v, node)
+        self.fail(node, f"an argument of type {type(v).__name__}")
+
+    def add(self, op_type, inputs, outputs, **attrs):
+        self.nodes.append(self.onnx.helper.make_node(op_type, list(inputs), list(outputs), **attrs))
+        return list(outputs)
+
+    # ------------------------------------------------------------ dynamic sizes
+    def reshape_target(self, node, shape, ones_for_dynamic=False):
+        """The ONNX name of a target-shape tensor for ``shape`` (what ``node``'s output had in the
+        trace): sizes that follow a dynamic axis become 1 for an expand; for a reshape, the size of
+        an input dim, or the product of two, read from the input's shape at run time (or -1 for one
+        that is neither)."""
+        varying = self.varying.get(node.outputs[0], set())
+        target = list(shape)
+        if not varying or ones_for_dynamic:
+            return self.const(np.array([1 if d in varying else s for d, s in enumerate(target)], np.int64))
+        later = self.second.info[node.outputs[0]][0]
+        # Where a size can be read at run time: the op's input, then the graph's inputs.
+        sources = [node.args[0][1]] + list(self.graph.inputs)
+        dims = [(name, k, self.shape_of(name)[k], self.second.info[name][0][k])
+                for name in sources for k in range(len(self.shape_of(name)))]
+        shapes = {}
+
+        def read(name, k):
+            if name not in shapes:
+                shapes[name] = self.add("Shape", [name], [self.fresh()])[0]
+            return self.add("Gather", [shapes[name], self.const(np.array([k], np.int64))], [self.fresh()], axis=0)[0]
+        parts, unknown = [], []
+        for d, size in enumerate(target):
+            if d not in varying:
+                parts.append(self.const(np.array([size], np.int64)))
+                continue
+            pair = (size, later[d])
+            same = [(name, k) for name, k, a, b in dims if (a, b) == pair]
+            if same:
+                parts.append(read(*same[0]))
+                continue
+            product = [(x[:2], y[:2]) for i, x in enumerate(dims) for y in dims[i + 1:]
+                       if (x[2] * y[2], x[3] * y[3]) == pair]
+            if product:
+                (n1, k1), (n2, k2) = product[0]
+                parts.append(self.add("Mul", [read(n1, k1), read(n2, k2)], [self.fresh()])[0])
+                continue
+            unknown.append(d)
+            parts.append(self.const(np.array([-1], np.int64)))
+        if len(unknown) > 1:
+            self.fail(node, f"a reshape to {tuple(shape)} whose dims {unknown} follow dynamic axes in no way "
+                            f"that the input's shape gives")
+        return self.add("Concat", parts, [self.fresh()], axis=0)[0]
+
+    # ------------------------------------------------------------ errors
+    def fail(self, node, what):
+        raise UnsupportedOperatorError(
+            f"Exporting the operator '{node.kind}' ({what}) to ONNX opset version {self.opset} is not supported "
+            f"by gputorch.onnx (in module '{node.scope or '<top>'}')")
+
+    def unsupported_output(self, node, index):
+        name = node.outputs[index]
+        if any(name == r[1] for n in self.graph.nodes for r in n.args if r[0] == "value") or name in \
+                self.graph.outputs:
+            self.fail(node, f"its output {index}")
+
+
+def _varying_dims(first, second):
+    """``{value name: dims whose traced size differs}`` between two traces of the same model."""
+    if len(first.nodes) != len(second.nodes) or any(a.op is not b.op for a, b in zip(first.nodes, second.nodes)):
+        raise RuntimeError("onnx.export: the model ran other ops when the dynamic axes changed size (control "
+                           "flow on sizes); export without dynamic_axes or make the model size-independent")
+    varying = {}
+    for name, (shape, _) in first.info.items():
+        other = second.info.get(name)
+        if other is not None and len(other[0]) == len(shape):
+            dims = {d for d, (a, b) in enumerate(zip(shape, other[0])) if a != b}
+            if dims:
+                varying[name] = dims
+    return varying
+
+
+def _grown_input(x, axes):
+    """``x`` one longer along each of ``axes``, the new slice a copy of the first (valid indices stay valid)."""
+    from ..ops.shape import cat
+    for axis in axes:
+        x = cat([x, x.narrow(axis, 0, 1)], axis)
+    return x
+
+
+def build_model(model, args, input_names, output_names, dynamic_axes, opset, export_params):
+    """The ``onnx.ModelProto`` of ``model(*args)``."""
+    onnx = _onnx()
+    from .. import nn
+    module = model if isinstance(model, nn.Module) else None
+    graph, outputs = trace_graph(model, args, module)
+    flat_outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    input_names = list(input_names or []) + [f"input{i}" for i in range(len(input_names or []), len(args))]
+    output_names = list(output_names or []) + [f"output{i}" for i in range(len(output_names or []),
+                                                                           len(flat_outputs))]
+    dynamic = {}
+    for name, axes in (dynamic_axes or {}).items():
+        dynamic[name] = dict(axes) if isinstance(axes, dict) else {a: f"{name}_dim{a}" for a in axes}
+    varying, second = {}, None
+    grow = {i: sorted(dynamic[n]) for i, n in enumerate(input_names) if n in dynamic}
+    if grow:
+        grown = tuple(_grown_input(a, grow.get(i, ())) for i, a in enumerate(args))
+        second, _ = trace_graph(model, grown, module)
+        varying = _varying_dims(graph, second)
+        for name, t in graph.constants.items():
+            if tuple(t.shape) != tuple(second.constants[name].shape):
+                user = next(n for n in graph.nodes if any(r == ("value", name) for r in n.args))
+                raise UnsupportedOperatorError(
+                    f"onnx.export: a tensor that the model creates from the input's size (used by '{user.kind}' in "
+                    f"module '{user.scope or '<top>'}', shape {list(t.shape)}) was not made by a traced op, so it "
+                    f"cannot follow the dynamic axes; export without them, or build it from the input with "
+                    f"tensor ops")
+    builder = Builder(graph, second, varying, opset)
+    renames = dict(zip(graph.inputs, input_names))
+    for node in graph.nodes:
+        export = EXPORTERS_BY_CLASS.get(node.op.__name__) or EXPORTERS.get(node.kind)
+        if export is None:
+            builder.fail(node, "no translation")
+        export(builder, node)
+    for old, new in zip(graph.outputs, output_names):
+        builder.add("Identity", [old], [new])
+        graph.info[new] = graph.info[old]
+
+    def value_info(name, shape, dt, dims):
+        shape = [dims.get(d, s) for d, s in enumerate(shape)]
+        return onnx.helper.make_tensor_value_info(name, builder.onnx_dtype(dt), shape)
+    inputs = [value_info(new, *graph.info[old], dynamic.get(new, {})) for old, new in renames.items()]
+    outs = []
+    for name in output_names:
+        shape, dt = graph.info[name]
+        dims = dynamic.get(name, {})
+        if not dims and varying:
+            source = graph.outputs[output_names.index(name)]
+            dims = {d: f"{name}_dim{d}" for d in varying.get(source, ())}
+        outs.append(value_info(name, shape, dt, dims))
+    used = {i for n in builder.nodes for i in n.input}
+    initializers = [onnx.numpy_helper.from_array(np.ascontiguousarray(t.detach().cpu().numpy()), name)
+                    for name, t in list(graph.params.items()) + list(graph.constants.items()) if name in used]
+    initializers += [onnx.numpy_helper.from_array(a, name) for name, a in builder.initializers.items()]
+    extra_inputs = []
+    if not export_params:
+        extra_inputs = [value_info(i.name, tuple(i.dims), _dtype.from_numpy_dtype(
+            onnx.helper.tensor_dtype_to_np_dtype(i.data_type)), {}) for i in initializers
+            if i.name in graph.params]
+        initializers = [i for i in initializers if i.name not in graph.params]
+    nodes = [_renamed(n, renames) for n in builder.nodes]
+    body = onnx.helper.make_graph(nodes, type(model).__name__ if module is not None else "graph",
+                                  inputs + extra_inputs, outs, initializer=initializers)
+    proto = onnx.helper.make_model(body, opset_imports=[onnx.helper.make_opsetid("", opset)],
+                                   producer_name="gputorch")
+    return proto
+
+
+def _renamed(node, renames):
+    node.input[:] = [renames.get(i, i) for i in node.input]
+    return node

@@ -1,0 +1,346 @@
+"""The ONNX form of each traced op: one function per op kind, ``fn(b, node) -> output names``.
+
+``b`` is the graph builder (``_export.Builder``): ``b.arg(node, i)`` is the ONNX name of argument
+``i`` (a value, or a constant made an initializer in the dtype of the node's tensors),
+``b.add(op_type, inputs, outputs, **attrs)`` appends an ONNX node, ``b.const(array)`` adds an
+initializer, ``b.shape_of(name)`` and ``b.dtype_of(name)`` give what the trace saw, and
+``b.reshape_target(node, shape)`` gives a target-shape tensor that follows the dynamic axes. Opset 17 throughout (``LayerNormalization`` needs it; ``ReduceMean`` still takes
+attributes there).
+"""
+import math
+
+import numpy as np
+
+__all__ = ["EXPORTERS"]
+
+
+def _one(b, node, op_type, **attrs):
+    return b.add(op_type, [b.arg(node, 0)], node.outputs[:1], **attrs)
+
+
+def _unary(op_type):
+    return lambda b, node: _one(b, node, op_type)
+
+
+def _linear(b, node):
+    x, w = b.arg(node, 0), b.arg(node, 1)
+    wt = b.add("Transpose", [w], [b.fresh()], perm=[1, 0])[0]
+    if node.args[2][0] == "const" and node.args[2][1] is None:
+        return b.add("MatMul", [x, wt], node.outputs)
+    mm = b.add("MatMul", [x, wt], [b.fresh()])[0]
+    return b.add("Add", [mm, b.arg(node, 2)], node.outputs)
+
+
+def _binary(op_type):
+    def export(b, node):
+        return b.add(op_type, [b.arg(node, 0), b.arg(node, 1)], node.outputs)
+    return export
+
+
+def _add_sub(op_type):
+    def export(b, node):
+        alpha = node.args[2][1] if len(node.args) > 2 else node.params.get("alpha", 1)
+        other = b.arg(node, 1)
+        if alpha != 1:
+            other = b.add("Mul", [other, b.scalar(alpha, node)], [b.fresh()])[0]
+        return b.add(op_type, [b.arg(node, 0), other], node.outputs)
+    return export
+
+
+def _convolution(b, node):
+    _, _, _, stride, padding, dilation, transposed, output_padding, groups = [r[1] for r in node.args]
+    spatial = len(b.shape_of(b.arg(node, 0))) - 2      # conv1d runs as a 2-D convolution: keep the last dims
+    stride, dilation, output_padding = (list(v)[-spatial:] for v in (stride, dilation, output_padding))
+    padding = list(padding)[-spatial:]
+    pads = [p[0] for p in padding] + [p[1] for p in padding] if isinstance(padding[0], tuple) else \
+        list(padding) * 2
+    inputs = [b.arg(node, 0), b.arg(node, 1)]
+    if not (node.args[2][0] == "const" and node.args[2][1] is None):
+        inputs.append(b.arg(node, 2))
+    attrs = dict(strides=stride, pads=pads, dilations=dilation, group=int(groups))
+    if transposed:
+        attrs["output_padding"] = output_padding
+        return b.add("ConvTranspose", inputs, node.outputs, **attrs)
+    return b.add("Conv", inputs, node.outputs, **attrs)
+
+
+def _max_pool(b, node):
+    _, kernel, stride, padding, dilation, _, _ = [r[1] for r in node.args]
+    outs = b.add("MaxPool", [b.arg(node, 0)], node.outputs[:1], kernel_shape=list(kernel), strides=list(stride),
+                 pads=list(padding) * 2, dilations=list(dilation))
+    if len(node.outputs) > 1:
+        b.unsupported_output(node, 1)
+    return outs
+
+
+def _avg_pool(b, node):
+    _, kernel, stride, padding, ceil_mode, count_include_pad, divisor, _ = [r[1] for r in node.args]
+    if divisor is not None:
+        b.fail(node, "avg_pool with divisor_override")
+    return b.add("AveragePool", [b.arg(node, 0)], node.outputs, kernel_shape=list(kernel), strides=list(stride),
+                 pads=list(padding) * 2, ceil_mode=int(bool(ceil_mode)),
+                 count_include_pad=int(bool(count_include_pad)))
+
+
+def _adaptive_avg_pool(b, node):
+    in_shape = b.shape_of(b.arg(node, 0))
+    out_hw = tuple(node.args[1][1])
+    if all(o == 1 for o in out_hw):
+        return b.add("GlobalAveragePool", [b.arg(node, 0)], node.outputs)
+    if all(i % o == 0 for i, o in zip(in_shape[-2:], out_hw)):
+        kernel = [i // o for i, o in zip(in_shape[-2:], out_hw)]
+        return b.add("AveragePool", [b.arg(node, 0)], node.outputs, kernel_shape=kernel, strides=kernel)
+    b.fail(node, "adaptive_avg_pool2d to a size that does not divide the input")
+
+
+def _batch_norm(b, node):
+    training, eps = node.args[5][1], node.args[7][1]
+    if training:
+        b.fail(node, "batch_norm in training mode (export with model.eval())")
+    return b.add("BatchNormalization", [b.arg(node, i) for i in range(5)], node.outputs[:1], epsilon=float(eps))
+
+
+def _layer_norm(b, node):
+    ndims, eps = node.args[3][1], node.args[4][1]
+    rank = len(b.shape_of(b.arg(node, 0)))
+    inputs = [b.arg(node, 0), b.arg(node, 1)]
+    if not (node.args[2][0] == "const" and node.args[2][1] is None):
+        inputs.append(b.arg(node, 2))
+    return b.add("LayerNormalization", inputs, node.outputs[:1], axis=rank - int(ndims), epsilon=float(eps))
+
+
+def _softmax(op_type):
+    def export(b, node):
+        return b.add(op_type, [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]))
+    return export
+
+
+def _gelu(b, node):
+    x = b.arg(node, 0)
+    if node.args[1][1] == "tanh":
+        cube = b.add("Mul", [b.add("Mul", [x, x], [b.fresh()])[0], x], [b.fresh()])[0]
+        inner = b.add("Add", [x, b.add("Mul", [cube, b.scalar(0.044715, node)], [b.fresh()])[0]], [b.fresh()])[0]
+        t = b.add("Tanh", [b.add("Mul", [inner, b.scalar(math.sqrt(2 / math.pi), node)], [b.fresh()])[0]],
+                  [b.fresh()])[0]
+        half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
+        return b.add("Mul", [half, b.add("Add", [t, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
+    erf = b.add("Erf", [b.add("Mul", [x, b.scalar(math.sqrt(0.5), node)], [b.fresh()])[0]], [b.fresh()])[0]
+    half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
+    return b.add("Mul", [half, b.add("Add", [erf, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
+
+
+def _silu(b, node):
+    x = b.arg(node, 0)
+    return b.add("Mul", [x, b.add("Sigmoid", [x], [b.fresh()])[0]], node.outputs)
+
+
+def _reshape(b, node):
+    return b.add("Reshape", [b.arg(node, 0), b.reshape_target(node, b.info(node.outputs[0])[0])], node.outputs)
+
+
+def _permute(b, node):
+    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=[int(d) % len(node.args[1][1])
+                                                                    for d in node.args[1][1]])
+
+
+def _transpose(b, node):
+    rank = len(b.shape_of(b.arg(node, 0)))
+    perm = list(range(rank))
+    d0, d1 = int(node.args[1][1]) % rank, int(node.args[2][1]) % rank
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=perm)
+
+
+def _t(b, node):
+    rank = len(b.shape_of(b.arg(node, 0)))
+    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=list(range(rank))[::-1])
+
+
+def _cat(b, node):
+    tensors = [b.arg(node, i) for i in range(len(node.args))]
+    dim = node.params["dim"]
+    rank = len(b.shape_of(tensors[0]))
+    return b.add("Concat", tensors, node.outputs, axis=int(dim) % rank)
+
+
+def _stack(b, node):
+    tensors = [b.arg(node, i) for i in range(len(node.args))]
+    rank = len(b.shape_of(tensors[0])) + 1
+    axis = int(node.params["dim"]) % rank
+    axes = b.const(np.array([axis], np.int64))
+    expanded = [b.add("Unsqueeze", [t, axes], [b.fresh()])[0] for t in tensors]
+    return b.add("Concat", expanded, node.outputs, axis=axis)
+
+
+def _embedding(b, node):
+    return b.add("Gather", [b.arg(node, 0), b.arg(node, 1)], node.outputs, axis=0)
+
+
+def _to_copy(b, node):
+    return b.add("Cast", [b.arg(node, 0)], node.outputs, to=b.onnx_dtype(node.args[1][1]))
+
+
+def _reduce(op_type):
+    def export(b, node):
+        dims, keepdim = node.args[1][1], node.args[2][1]
+        rank = len(b.shape_of(b.arg(node, 0)))
+        axes = list(range(rank)) if dims is None or dims == () else [int(d) % rank for d in
+                                                                    (dims if isinstance(dims, (tuple, list))
+                                                                     else (dims,))]
+        if op_type == "ReduceSum":
+            return b.add(op_type, [b.arg(node, 0), b.const(np.array(axes, np.int64))], node.outputs,
+                         keepdims=int(bool(keepdim)))
+        return b.add(op_type, [b.arg(node, 0)], node.outputs, axes=axes, keepdims=int(bool(keepdim)))
+    return export
+
+
+def _reduce_all(op_type):
+    def export(b, node):
+        return b.add(op_type, [b.arg(node, 0)], node.outputs, keepdims=0)
+    return export
+
+
+def _masked_fill(b, node):
+    value = node.args[2]
+    fill = b.arg(node, 2) if value[0] == "value" else b.scalar(value[1], node)
+    return b.add("Where", [b.arg(node, 1), fill, b.arg(node, 0)], node.outputs)
+
+
+def _where(b, node):
+    return b.add("Where", [b.arg(node, 0), b.arg(node, 1), b.arg(node, 2)], node.outputs)
+
+
+def _subview(b, node):
+    """Views given by a NumPy basic index (``Key``): slices, integers, ``None`` and ``...``."""
+    where = node.args[1][1]
+    key = getattr(where, "key", None)
+    if key is None:
+        b.fail(node, f"the view {type(where).__name__}")
+    key = key if isinstance(key, tuple) else (key,)
+    x = b.arg(node, 0)
+    rank = len(b.shape_of(x))
+    explicit = sum(1 for k in key if k is not None and k is not Ellipsis)
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded += [slice(None)] * (rank - explicit)
+        else:
+            expanded.append(k)
+    expanded += [slice(None)] * (rank - sum(1 for k in expanded if k is not None))
+    starts, ends, axes, steps, drop, insert = [], [], [], [], [], []
+    dim = out_dim = 0
+    for k in expanded:
+        if k is None:
+            insert.append(out_dim)
+            out_dim += 1
+            continue
+        if isinstance(k, slice):
+            if k != slice(None):
+                starts.append(0 if k.start is None else k.start)
+                ends.append(np.iinfo(np.int64).max if k.stop is None else k.stop)
+                axes.append(dim)
+                steps.append(1 if k.step is None else k.step)
+            dim += 1
+            out_dim += 1
+        else:
+            starts.append(int(k))
+            ends.append(int(k) + 1 if int(k) != -1 else np.iinfo(np.int64).max)
+            axes.append(dim)
+            steps.append(1)
+            drop.append(dim)
+            dim += 1
+    out = x
+    if axes:
+        out = b.add("Slice", [out] + [b.const(np.array(v, np.int64)) for v in (starts, ends, axes, steps)],
+                    [b.fresh()])[0]
+    if drop:
+        out = b.add("Squeeze", [out, b.const(np.array(drop, np.int64))], [b.fresh()])[0]
+    if insert:
+        out = b.add("Unsqueeze", [out, b.const(np.array(insert, np.int64))], [b.fresh()])[0]
+    return b.add("Identity", [out], node.outputs)
+
+
+def _expand(b, node):
+    target = b.reshape_target(node, tuple(node.args[1][1]), ones_for_dynamic=True)
+    return b.add("Expand", [b.arg(node, 0), target], node.outputs)
+
+
+def _lstm_sequence(b, node):
+    """The whole-sequence LSTM op as ONNX's LSTM: its input is the traced input projection ``gi``
+    (so ``W`` is a gate-reordering identity), ``R``/``B`` come from ``W_hh``/``b_hh`` in ONNX's
+    gate order (i, o, f, c; PyTorch's is i, f, g, o)."""
+    gi, h0, c0, w_hh, b_hh = (b.arg(node, i) for i in range(5))
+    reverse = node.args[5][1]
+    size = b.shape_of(h0)[-1]
+    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in (0, 3, 1, 2)])
+    dtype = b.np_dtype_of(gi)
+    w = b.const(np.eye(4 * size, dtype=dtype)[order][None])
+    index = b.const(order)
+    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0],
+                            b.const(np.array([0], np.int64))], [b.fresh()])[0]
+    inputs = [gi, w, r]
+    if node.args[4][0] == "const" and node.args[4][1] is None:
+        inputs.append("")
+    else:
+        rb = b.add("Gather", [b_hh, index], [b.fresh()], axis=0)[0]
+        zeros = b.const(np.zeros(4 * size, dtype))
+        inputs.append(b.add("Unsqueeze", [b.add("Concat", [zeros, rb], [b.fresh()], axis=0)[0],
+                                          b.const(np.array([0], np.int64))], [b.fresh()])[0])
+    axes0 = b.const(np.array([0], np.int64))
+    inputs += ["", b.add("Unsqueeze", [h0, axes0], [b.fresh()])[0], b.add("Unsqueeze", [c0, axes0], [b.fresh()])[0]]
+    y, y_h, y_c = b.fresh(), b.fresh(), b.fresh()
+    b.add("LSTM", inputs, [y, y_h, y_c], hidden_size=int(size), direction="reverse" if reverse else "forward")
+    b.add("Squeeze", [y, b.const(np.array([1], np.int64))], [node.outputs[0]])
+    b.add("Squeeze", [y_h, axes0], [node.outputs[1]])
+    return b.add("Squeeze", [y_c, axes0], [node.outputs[2]])
+
+
+def _unbind(b, node):
+    x = b.arg(node, 0)
+    rank = len(b.shape_of(x))
+    dim = int(node.args[2][1]) % rank
+    count = len(node.outputs)
+    parts = b.add("Split", [x, b.const(np.ones(count, np.int64))], [b.fresh() for _ in range(count)], axis=dim)
+    axes = b.const(np.array([dim], np.int64))
+    for part, out in zip(parts, node.outputs):
+        b.add("Squeeze", [part, axes], [out])
+    return node.outputs
+
+
+def _split(b, node):
+    x = b.arg(node, 0)
+    rank = len(b.shape_of(x))
+    dim = int(node.args[2][1]) % rank
+    sizes = [b.shape_of(o)[dim] for o in node.outputs]
+    return b.add("Split", [x, b.const(np.array(sizes, np.int64))], node.outputs, axis=dim)
+
+
+def _not_equal(b, node):
+    eq = b.add("Equal", [b.arg(node, 0), b.arg(node, 1)], [b.fresh()])[0]
+    return b.add("Not", [eq], node.outputs)
+
+
+EXPORTERS = {
+    "Linear": _linear, "Add": _add_sub("Add"), "Sub": _add_sub("Sub"), "Mul": _binary("Mul"),
+    "Div": _binary("Div"), "Pow": _binary("Pow"), "Neg": _unary("Neg"), "Abs": _unary("Abs"),
+    "Exp": _unary("Exp"), "Log": _unary("Log"), "Sqrt": _unary("Sqrt"), "Tanh": _unary("Tanh"),
+    "Sigmoid": _unary("Sigmoid"), "Relu": _unary("Relu"), "Erf": _unary("Erf"), "Sin": _unary("Sin"),
+    "Cos": _unary("Cos"), "Reciprocal": _unary("Reciprocal"), "Gelu": _gelu, "Silu": _silu,
+    "Convolution": _convolution, "MaxPool2DWithIndices": _max_pool, "AvgPool2D": _avg_pool,
+    "AdaptiveAvgPool2D": _adaptive_avg_pool, "NativeBatchNorm": _batch_norm, "NativeLayerNorm": _layer_norm,
+    "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
+    "View": _reshape, "UnsafeView": _reshape, "Squeeze": _reshape, "Flatten": _reshape,
+    "Permute": _permute, "Transpose": _transpose, "T": _t, "Cat": _cat, "Stack": _stack,
+    "Embedding": _embedding, "ToCopy": _to_copy, "Mean": _reduce_all("ReduceMean"),
+    "Sum": _reduce_all("ReduceSum"), "MaskedFill": _masked_fill, "Where": _where,
+    "Unsqueeze": _subview, "Slice": _subview, "Select": _subview, "Alias": _subview, "Expand": _expand,
+    "Mm": _binary("MatMul"), "Bmm": _binary("MatMul"), "Matmul": _binary("MatMul"), "Mv": _binary("MatMul"),
+    "Clone": _unary("Identity"), "Contiguous": _unary("Identity"), "LstmSequence": _lstm_sequence,
+    "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split,
+    "Eq": _binary("Equal"), "Ne": _not_equal, "Lt": _binary("Less"), "Le": _binary("LessOrEqual"),
+    "Gt": _binary("Greater"), "Ge": _binary("GreaterOrEqual"), "LogicalNot": _unary("Not"),
+    "Argmax": lambda b, node: b.add("ArgMax", [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]),
+                                    keepdims=int(bool(node.args[2][1]))),
+}
+EXPORTERS_BY_CLASS = {"MeanBackward1": _reduce("ReduceMean"), "SumBackward1": _reduce("ReduceSum"),
+                      "SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape}
