@@ -41,6 +41,7 @@ from .nn.functional import log_softmax, softmax  # noqa: E402,F401 - torch.softm
 from .nn.functional.distance import cdist, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401
 from .nn.functional.pixel_shuffle import (channel_shuffle, native_channel_shuffle, pixel_shuffle,  # noqa: E402,F401
                                           pixel_unshuffle)
+from ._functional_aliases import *  # noqa: E402,F401,F403 - torch.conv2d, torch.dropout, torch.kl_div...
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint

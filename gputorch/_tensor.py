@@ -7,11 +7,13 @@ This module holds what is specific to the tensor object itself: metadata,
 moves, NumPy/DLPack interchange and printing.
 """
 import numbers
+import warnings
 
 import numpy as np
 
 from . import _dtype
 from ._device import device as Device
+from ._layouts import strided as _STRIDED
 from .autograd import grad_mode
 from .autograd.node import grad_accumulator
 from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_zero_dim
@@ -278,6 +280,32 @@ class Tensor:
 
     def is_signed(self):
         return self._dtype.is_signed
+
+    def is_inference(self):
+        """Whether this is an inference tensor: never in gputorch, whose ``inference_mode`` works as
+        ``no_grad`` and makes ordinary tensors (README, "Known differences")."""
+        return False
+
+    @property
+    def layout(self):
+        """``torch.strided``, gputorch's only layout."""
+        return _STRIDED
+
+    @property
+    def name(self):
+        """None: a tensor has no name (PyTorch keeps the attribute for old graph-building code)."""
+        return None
+
+    @property
+    def volatile(self):
+        """Always False: volatile was removed (use ``no_grad``); reading or setting it warns."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                      stacklevel=2)
 
     def type(self, dtype=None, non_blocking=False):
         """Without an argument: the legacy type name ("torch.FloatTensor", "torch.cuda.LongTensor").

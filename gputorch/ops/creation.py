@@ -21,7 +21,7 @@ from .registry import tensor_method
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "empty_strided",
-           "arange", "linspace", "logspace", "eye"]
+           "arange", "linspace", "logspace", "eye", "scalar_tensor"]
 
 _PY_SCALARS = frozenset((bool, int, float))
 
@@ -407,6 +407,15 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if dtype is not None:
         fill_value = stored_scalar(fill_value, _dtype.to_dtype(dtype))
     return _factory(fill_value, _sizes((size,)), dtype, device, requires_grad, out)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=None):
+    """A 0-d tensor holding the number ``s``, in the default float dtype unless ``dtype`` is given
+    (an int or a bool makes a float tensor too, unlike ``full``)."""
+    if isinstance(s, Tensor) or not isinstance(s, numbers.Number):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    return full((), s, dtype=_dtype.get_default_dtype() if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
 
 
 def _like(fill, input, dtype, device, requires_grad):

@@ -166,6 +166,9 @@ KNOWN = [
     (r"^ldexp_?$", r"^(grad of leaf \d|out|input \d after the call): values differ",
      "ldexp: torch's gradient computes 2**other in the exponent's integer dtype (0 for negative exponents), "
      "and with floating exponents its precision of 2**other follows rules gputorch does not copy"),
+    (r"^detach_$", r"^torch raised RuntimeError\(\"Can't detach views in-place",
+     "detach_ of a view whose base does not require grad: torch refuses every view; gputorch, whose "
+     "detached tensors keep their view base, refuses views of tensors that require grad only"),
     # gputorch limits, not wrong values.
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),

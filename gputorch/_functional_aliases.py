@@ -1,0 +1,201 @@
+"""The ``torch.<name>`` forms of ``nn.functional`` operations (``torch.conv2d``, ``torch.dropout``,
+``torch.kl_div``...), with the positional signatures of PyTorch's top-level functions, which are
+those of its ATen operators rather than of ``torch.nn.functional``:
+
+- losses take ``reduction`` as an integer (0 none, 1 mean, 2 sum; any other value: no reduction)
+  and no ``size_average``/``reduce`` flags. Left out, it is 0: PyTorch 2.13's schemas name mean
+  as the default, but its Python bindings of these functions reduce nothing then;
+- the dropouts take ``(input, p, train)``, all positional, and an out-of-range ``p`` is a
+  RuntimeError; ``feature_dropout`` drops whole ``input[n, c]`` slices;
+- ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none;
+- ``batch_norm`` takes its nine arguments in ATen's order (``cudnn_enabled`` is ignored);
+- ``max_pool*d`` have no ``return_indices``; ``max_pool1d_with_indices`` and
+  ``adaptive_max_pool1d`` always return ``(values, indices)``.
+
+Each one is the functional itself underneath, so values and gradients are the functional's.
+"""
+import warnings
+
+from ._tensor import Tensor
+from .nn import functional as F
+from .nn.functional.dropout import _dropout_impl
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "dropout", "dropout_", "alpha_dropout",
+           "alpha_dropout_", "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
+           "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
+           "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
+           "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm"]
+
+# Same arguments at both levels.
+conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
+conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
+avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+hardshrink, prelu, bilinear, rms_norm = F.hardshrink, F.prelu, F.bilinear, F.rms_norm
+
+
+def _reduction(code):
+    """ATen's reduction enum as the functional's string (values other than 1 and 2 reduce nothing)."""
+    if isinstance(code, str) or not isinstance(code, int):
+        raise TypeError(f"argument 'reduction' must be int, not {type(code).__name__}")
+    return {1: "mean", 2: "sum"}.get(code, "none")
+
+
+# ------------------------------------------------------------------------------- pooling
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool1d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool2d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool3d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``(values, indices)`` of a 1-d max pooling."""
+    return tuple(F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                              return_indices=True))
+
+
+def adaptive_max_pool1d(input, output_size):
+    """``(values, indices)`` of a 1-d adaptive max pooling."""
+    return tuple(F.adaptive_max_pool1d(input, output_size, return_indices=True))
+
+
+# ------------------------------------------------------------------------------- dropout
+def _checked_p(p):
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def dropout(input, p, train):
+    """Zero each element with probability ``p`` (scaling the rest by ``1 / (1 - p)``) when ``train``."""
+    return _dropout_impl(input, _checked_p(p), train, False, 0, False)
+
+
+def dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 0, False)
+
+
+def alpha_dropout(input, p, train):
+    """SELU-preserving dropout of elements (``F.alpha_dropout``)."""
+    return _dropout_impl(input, _checked_p(p), train, False, 0, True)
+
+
+def alpha_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 0, True)
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole ``input[n, c]`` slices (inputs of at least 2 dims)."""
+    return _dropout_impl(input, _checked_p(p), train, False, 2, False)
+
+
+def feature_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 2, False)
+
+
+def feature_alpha_dropout(input, p, train):
+    """SELU-preserving dropout of whole ``input[n, c]`` slices."""
+    return _dropout_impl(input, _checked_p(p), train, False, 2, True)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 2, True)
+
+
+# ---------------------------------------------------------------------------- activations
+def selu(input):
+    return F.selu(input)
+
+
+def selu_(input):
+    return F.selu_(input)
+
+
+def celu(input, alpha=1.0):
+    return F.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return F.celu_(input, alpha)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU (``F.rrelu``); slopes come from the device's default generator."""
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return F.rrelu_(input, lower, upper, training)
+
+
+def threshold(input, threshold, value):
+    """``value`` where ``input <= threshold``, else ``input``."""
+    return F.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return F.threshold_(input, threshold, value)
+
+
+# ------------------------------------------------------------------- embedding, batch norm
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by ``indices``; a non-negative ``padding_idx`` gets no gradient."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding(): argument 'weight' (position 1) must be Tensor, not {type(weight).__name__}")
+    return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """``F.batch_norm`` with ATen's argument order (``cudnn_enabled`` has no effect here)."""
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+# --------------------------------------------------------------------------------- losses
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """``F.kl_div`` with an integer ``reduction`` (no ``'batchmean'``, and no warning for mean)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0):
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    """``F.ctc_loss`` with an integer ``reduction`` (left out: the per-sample losses)."""
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+                      zero_infinity)
