@@ -25,6 +25,7 @@ from .ops.tensor_queries import *  # noqa: F401,F403
 from .ops.set_ops import *  # noqa: F401,F403
 from .ops.bucketing import *  # noqa: F401,F403
 from .ops.quantiles import *  # noqa: F401,F403
+from .ops.norm_functions import *  # noqa: F401,F403
 from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403
@@ -36,6 +37,7 @@ from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from ._debug_flags import *  # noqa: F401,F403 - deterministic algorithms, anomaly mode, warn-always
 from . import nn  # noqa: E402
 from .nn.functional import log_softmax, softmax  # noqa: E402,F401 - torch.softmax and torch.log_softmax
 from .nn.functional.distance import cdist, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401

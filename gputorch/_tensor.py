@@ -269,6 +269,16 @@ class Tensor:
     def data_ptr(self):
         return self._array_address(self._data)
 
+    def const_data_ptr(self):
+        """``data_ptr()`` (gputorch does not tell read-only from writable access)."""
+        return self.data_ptr()
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from outermost to innermost in memory: sorted by decreasing stride (ties keep
+        their order)."""
+        strides = self.stride()
+        return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+
     def is_contiguous(self, memory_format=None):
         return bool(self._data.flags.c_contiguous)
 

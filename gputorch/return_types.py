@@ -25,6 +25,7 @@ cummax = _structseq("cummax")
 cummin = _structseq("cummin")
 histogram = _structseq("histogram", ("hist", "bin_edges"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
+aminmax = _structseq("aminmax", ("min", "max"))
 
 # linear algebra (gputorch.linalg and the top-level decompositions)
 linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))

@@ -13,6 +13,7 @@ from . import _specs_linalg as linalg_specs
 from . import _specs_math as math_specs
 from . import _specs_added as added_specs
 from . import _specs_aten_functional as aten_functional_specs
+from . import _specs_public_api as public_api_specs
 from . import _specs_sets as set_specs
 from . import _specs_surface as surface_specs
 from ._nn_functional_specs import FUNCTIONAL as _NN_FUNCTIONAL
@@ -116,6 +117,7 @@ EXPLICIT = {
     "random_": creation_specs.random_inplace(lambda b: []),
     "bernoulli_": creation_specs.random_inplace(lambda b: [b.choice(["0.5", "0.2"])]),
     **set_specs.SPECS, **added_specs.SPECS, **surface_specs.EXPLICIT_ADDITIONS, **aten_functional_specs.SPECS,
+    **public_api_specs.SPECS,
 }
 # The copying variants of views (``permute_copy``...) and the unchecked splits take their view's arguments.
 for _copy, _view in {"as_strided_copy": "as_strided", "expand_copy": "expand", "narrow_copy": "narrow",

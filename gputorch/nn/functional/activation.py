@@ -751,3 +751,6 @@ def _tensor_log_softmax(self, dim, dtype=None):
 
 Tensor.softmax = _tensor_softmax
 Tensor.log_softmax = _tensor_log_softmax
+# hardshrink and prelu are Tensor methods as they are (registered after the op table was attached)
+Tensor.hardshrink = tensor_method("hardshrink")(hardshrink)
+Tensor.prelu = tensor_method("prelu")(prelu)
