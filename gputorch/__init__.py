@@ -26,6 +26,9 @@ from .ops.set_ops import *  # noqa: F401,F403
 from .ops.bucketing import *  # noqa: F401,F403
 from .ops.quantiles import *  # noqa: F401,F403
 from .ops.norm_functions import *  # noqa: F401,F403
+from .ops.covariance import *  # noqa: F401,F403
+from .ops.calculus import *  # noqa: F401,F403
+from .ops.polynomials import *  # noqa: F401,F403
 from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403

@@ -173,6 +173,12 @@ KNOWN = [
      "torch bug: dist with p=0 has no backward in torch (an undefined gradient); gputorch's is zero"),
     (r"^resize(_as)?$", r"^torch raised TypeError\('view\(\) received an invalid combination",
      "torch quirk: the deprecated out-of-place resize to a 0-d shape fails inside torch (view() of no sizes)"),
+    (r"^vander$", r"^backward: torch raised RuntimeError\('one of the variables needed for gradient computation",
+     "torch bug: torch.vander's backward fails (it modifies a tensor its cumprod saved); gputorch's passes gradcheck"),
+    (r"^cov$", r"^(input 0 after the call: values differ|torch raised RuntimeError\('(expected m1 and m2 to have "
+               r"the same dtype|(a view of )?a leaf Variable that requires grad))",
+     "torch bug: cov with weights of an input of one observation or one variable centres the input in place "
+     "(writing into it, refusing leaves that require grad, failing for weights of a wider dtype)"),
     # gputorch limits, not wrong values.
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),

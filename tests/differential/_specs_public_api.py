@@ -3,7 +3,7 @@
 (cov, corrcoef, vander, trapezoid, cumulative_trapezoid, gradient), index_reduce, and the
 process-wide switches, called with the values that leave them as they are (or with values both
 libraries refuse) (``sig(b) -> (args, kwargs)``, as in :mod:`_op_specs`)."""
-from ._inputs import FLOAT_DTYPES
+from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import _kw, bool_src
 
 
@@ -62,6 +62,72 @@ def resize_as(b):
     return [x, b.tensor(other)], {}
 
 
+def cov(b):
+    x = b.tensor(b.shape(max_ndim=2, max_numel=12) if b.chance(0.95) else None,
+                 pool=FLOAT_DTYPES if b.chance(0.85) else ("int64", "float32"))
+    shape = b.shapes[x]
+    kwargs = _kw(correction=b.choice(["0", "1", "2", None, None]))
+    observations = shape[-1] if shape else 1
+    if 1 <= len(shape) <= 2 and b.chance(0.3):
+        kwargs["fweights"] = b.tensor((observations,), "int64", grad=False, layout="contiguous",
+                                      values=b.rng.integers(0, 4, observations))
+    if 1 <= len(shape) <= 2 and b.chance(0.3):
+        kwargs["aweights"] = b.tensor((observations,), b.choice(["float32", "float64"]), grad=False,
+                                      layout="contiguous", values=b.rng.uniform(0.1, 2, observations).round(2))
+    return [x], kwargs
+
+
+def corrcoef(b):
+    return [b.tensor(b.shape(max_ndim=2, max_numel=12), pool=FLOAT_DTYPES if b.chance(0.9) else ("int64",))], {}
+
+
+def vander(b):
+    x = b.tensor((b.int_in(0, 4),) if b.chance(0.95) else None)
+    args = [x]
+    if b.chance(0.6):
+        args.append(str(b.int_in(-1 if b.chance(0.05) else 0, 4)))
+    return args, _kw(increasing=bool_src(b) if b.chance(0.5) else None)
+
+
+def _integration(b, cumulative):
+    y = b.tensor(min_ndim=1 if b.chance(0.95) else 0, max_ndim=3, pool=FLOAT_DTYPES if b.chance(0.85) else ALL_DTYPES)
+    shape = b.shapes[y]
+    kwargs = {}
+    dim = b.dim(len(shape)) if b.chance(0.5) else -1
+    if b.chance(0.5):
+        kwargs["dim"] = str(dim)
+    if shape and b.chance(0.4):
+        size = shape[dim] if -len(shape) <= dim < len(shape) else 1
+        points = b.rng.uniform(0.1, 1, size).cumsum().round(2)
+        return [y, b.tensor((size,), b.dtypes[y] if b.dtypes[y] in FLOAT_DTYPES else "float32", values=points)], kwargs
+    if b.chance(0.5):
+        kwargs["dx"] = b.choice(["0.5", "2", "-1.5"])
+    return [y], kwargs
+
+
+def gradient(b):
+    x = b.tensor(b.shape(min_ndim=1, max_ndim=3, max_numel=24), pool=FLOAT_DTYPES if b.chance(0.85) else ALL_DTYPES)
+    shape = b.shapes[x]
+    kwargs = {}
+    if b.chance(0.4):
+        kwargs["dim"] = str(b.dim(len(shape))) if b.chance(0.5) else repr(tuple(range(len(shape))))
+    dims = [int(kwargs["dim"])] if kwargs.get("dim", "(").lstrip("-").isdigit() else list(range(len(shape)))
+    roll = b.rng.random()
+    if roll < 0.3:
+        kwargs["spacing"] = b.choice(["0.5", "2.0", "3"])
+    elif roll < 0.5:
+        kwargs["spacing"] = repr([float(b.choice([0.5, 1.0, 2.0])) for _ in dims])
+    elif roll < 0.7 and all(-len(shape) <= d < len(shape) for d in dims):
+        # coordinates of the input's dtype: with wider ones torch rounds part of its arithmetic to the input's
+        coord_dtype = b.dtypes[x] if b.dtypes[x] in FLOAT_DTYPES else "float32"
+        coords = [b.tensor((shape[d],), coord_dtype, grad=False, layout="contiguous",
+                           values=b.rng.uniform(0.2, 1, shape[d]).cumsum().round(2)) for d in dims]
+        kwargs["spacing"] = "(" + ", ".join(coords) + ",)"
+    if b.chance(0.4):
+        kwargs["edge_order"] = b.choice(["1", "2", "3" if b.chance(0.1) else "2"])
+    return [x], kwargs
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -79,5 +145,7 @@ SWITCHES = {
 
 SPECS = {
     "aminmax": aminmax, "dist": dist, "renorm": renorm, "renorm_": renorm, "frobenius_norm": frobenius_norm,
-    "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, **SWITCHES,
+    "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, "cov": cov, "corrcoef": corrcoef,
+    "vander": vander, "trapezoid": lambda b: _integration(b, False), "trapz": lambda b: _integration(b, False),
+    "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, **SWITCHES,
 }
