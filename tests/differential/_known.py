@@ -179,6 +179,8 @@ KNOWN = [
                r"the same dtype|(a view of )?a leaf Variable that requires grad))",
      "torch bug: cov with weights of an input of one observation or one variable centres the input in place "
      "(writing into it, refusing leaves that require grad, failing for weights of a wider dtype)"),
+    (r"^index_reduce_?$", r"^backward: torch raised IndexError\('index_fill_\(\): Expected dtype int64 for index",
+     "torch bug: index_reduce's backward with include_self=False fails for an int32 index"),
     # gputorch limits, not wrong values.
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),

@@ -128,6 +128,23 @@ def gradient(b):
     return [x], kwargs
 
 
+def index_reduce(b):
+    """Mostly valid: slices of the source reduced into rows an index picks (repeats included)."""
+    x = b.tensor(min_ndim=1, max_ndim=3, grad=False if b.chance(0.5) else None)
+    shape = b.shapes[x]
+    d = b.int_in(0, len(shape) - 1)
+    size = shape[d]
+    count = b.int_in(0, 4)
+    values = b.rng.integers(0, max(size, 1), count) if size or b.chance(0.1) else b.rng.integers(0, 1, 0)
+    count = len(values)
+    index = b.tensor((count,), b.choice(["int64", "int32"]), grad=False, layout="contiguous", values=values)
+    src_shape = list(shape)
+    src_shape[d] = count
+    src = b.tensor(tuple(src_shape), b.dtypes[x] if b.chance(0.9) else None)
+    reduce = b.choice(["'prod'", "'mean'", "'amax'", "'amin'", "'sum'" if b.chance(0.1) else "'amax'"])
+    return [x, str(d), index, src, reduce], _kw(include_self=bool_src(b) if b.chance(0.5) else None)
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -147,5 +164,6 @@ SPECS = {
     "aminmax": aminmax, "dist": dist, "renorm": renorm, "renorm_": renorm, "frobenius_norm": frobenius_norm,
     "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, "cov": cov, "corrcoef": corrcoef,
     "vander": vander, "trapezoid": lambda b: _integration(b, False), "trapz": lambda b: _integration(b, False),
-    "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, **SWITCHES,
+    "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
+    "index_reduce_": index_reduce, **SWITCHES,
 }

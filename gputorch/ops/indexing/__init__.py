@@ -6,7 +6,7 @@
 - ``copy_fill``: copy_, fill_, zero_, fill
 - ``masked``: masked_fill, masked_select, masked_scatter, nonzero, argwhere
 - ``gather_scatter``: gather, take_along_dim, scatter, scatter_add
-- ``scatter_reduction``: scatter_reduce
+- ``scatter_reduction``: scatter_reduce, index_reduce
 - ``index_ops``: index_select, index_add, index_copy, index_fill
 - ``take_put``: take, put
 - ``copy_slices``: in-place ops on views (``inplace_on_view``, PyTorch's CopySlices)
@@ -29,7 +29,7 @@ from .gather_scatter import scatter_, scatter_add_  # noqa: F401
 from .index_ops import index_add_, index_copy_, index_fill_  # noqa: F401
 from .masked import masked_fill_, masked_scatter_  # noqa: F401
 from .parsing import Index, parse_index  # noqa: F401
-from .scatter_reduction import scatter_reduce_  # noqa: F401
+from .scatter_reduction import index_reduce_, scatter_reduce_  # noqa: F401
 from .subscripts import getitem, index_put_, setitem  # noqa: F401
 from .take_put import put_  # noqa: F401
 # the graph nodes, for code that names them
