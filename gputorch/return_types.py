@@ -39,6 +39,7 @@ linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "sin
 linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
 linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
 linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
+lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
 qr = _structseq("qr", ("Q", "R"))
 svd = _structseq("svd", ("U", "S", "V"))
 slogdet = _structseq("slogdet", ("sign", "logabsdet"))

@@ -145,6 +145,33 @@ def index_reduce(b):
     return [x, str(d), index, src, reduce], _kw(include_self=bool_src(b) if b.chance(0.5) else None)
 
 
+def _well_conditioned(b, shape, dtype):
+    """Matrices with a dominant diagonal (batched), so that their LU factors are well conditioned."""
+    values = b.rng.standard_normal(shape).round(2)
+    k = min(shape[-2:])
+    values[..., range(k), range(k)] += 4.0
+    return b.tensor(shape, dtype, values=values)
+
+
+def lu_unpack(b):
+    m, n = b.int_in(1, 4), b.int_in(1, 4)
+    a = _well_conditioned(b, b.shape(max_ndim=1, max_numel=3) + (m, n), b.choice(["float32", "float64"]))
+    factors = f"T.linalg.lu_factor({a})"
+    args = [f"{factors}[0]", f"{factors}[1]"]
+    if b.chance(0.4):
+        args += [bool_src(b), bool_src(b)]
+    return args, {}
+
+
+def lu_solve(b):
+    n, dtype = b.int_in(1, 4), b.choice(["float32", "float64"])
+    batch = b.shape(max_ndim=1, max_numel=3)
+    a = _well_conditioned(b, batch + (n, n), dtype)
+    rhs = b.tensor(batch + (n, b.int_in(1, 3)) if b.chance(0.95) else (n,), dtype)
+    factors = f"T.linalg.lu_factor({a})"
+    return [rhs, f"{factors}[0]", f"{factors}[1]"], {}
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -165,5 +192,5 @@ SPECS = {
     "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, "cov": cov, "corrcoef": corrcoef,
     "vander": vander, "trapezoid": lambda b: _integration(b, False), "trapz": lambda b: _integration(b, False),
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
-    "index_reduce_": index_reduce, **SWITCHES,
+    "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve, **SWITCHES,
 }
