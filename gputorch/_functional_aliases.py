@@ -10,7 +10,10 @@ those of its ATen operators rather than of ``torch.nn.functional``:
 - ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none;
 - ``batch_norm`` takes its nine arguments in ATen's order (``cudnn_enabled`` is ignored);
 - ``max_pool*d`` have no ``return_indices``; ``max_pool1d_with_indices`` and
-  ``adaptive_max_pool1d`` always return ``(values, indices)``.
+  ``adaptive_max_pool1d`` always return ``(values, indices)``;
+- the recurrent networks (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``) take the flat list of
+  weights the modules keep, and either a padded input or a packed sequence's data and batch
+  sizes; the cells (``lstm_cell``...) take the weights of one layer.
 
 Each one is the functional itself underneath, so values and gradients are the functional's.
 """
@@ -18,6 +21,7 @@ import warnings
 
 from ._tensor import Tensor
 from .nn import functional as F
+from .nn.functional import recurrent as _recurrent
 from .nn.functional.dropout import _dropout_impl
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -27,7 +31,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
            "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm"]
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm",
+           "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 # Same arguments at both levels.
 conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
@@ -199,3 +204,66 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     """``F.ctc_loss`` with an integer ``reduction`` (left out: the per-sample losses)."""
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
                       zero_infinity)
+
+
+# ------------------------------------------------------------------------------ recurrent networks
+def _recurrent_network(mode, name, args):
+    """``(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)``
+    or, for packed sequences, ``(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
+    train, bidirectional)``; returns the output and the tuple of final states."""
+    if len(args) != 9:
+        raise TypeError(f"{name}() takes 9 positional arguments but {len(args)} were given")
+    if isinstance(args[3], (list, tuple)):   # the weights come fourth in the packed form, third otherwise
+        data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+        batch_first, sizes = False, _recurrent.batch_size_list(batch_sizes)
+    else:
+        data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+        sizes = None
+    states = tuple(hx) if mode == "LSTM" else (hx,)
+    return _recurrent.run_layers(mode, data, states, list(params), has_biases=has_biases, num_layers=num_layers,
+                                 dropout=dropout, train=train, bidirectional=bidirectional, batch_first=batch_first,
+                                 batch_sizes=sizes)
+
+
+def lstm(*args):
+    """``(output, h_n, c_n)`` of a stacked LSTM (see :func:`_recurrent_network` for the arguments)."""
+    output, (h, c) = _recurrent_network("LSTM", "lstm", args)
+    return output, h, c
+
+
+def gru(*args):
+    """``(output, h_n)`` of a stacked GRU."""
+    output, (h,) = _recurrent_network("GRU", "gru", args)
+    return output, h
+
+
+def rnn_tanh(*args):
+    """``(output, h_n)`` of a stacked Elman network with tanh."""
+    output, (h,) = _recurrent_network("RNN_TANH", "rnn_tanh", args)
+    return output, h
+
+
+def rnn_relu(*args):
+    """``(output, h_n)`` of a stacked Elman network with ReLU."""
+    output, (h,) = _recurrent_network("RNN_RELU", "rnn_relu", args)
+    return output, h
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step: ``(h', c')`` from ``hx = (h, c)``."""
+    return tuple(_recurrent.lstm_cell(input, tuple(hx), w_ih, w_hh, b_ih, b_hh))
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One GRU step: ``h'``."""
+    return _recurrent.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
+    return _recurrent.rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "tanh")
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step with ReLU."""
+    return _recurrent.rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "relu")

@@ -134,3 +134,63 @@ def test_rrelu_evaluation_gradient_at_nan_is_the_slope(device):
     gputorch.nn.functional.rrelu(x).sum().backward()
     torch.nn.functional.rrelu(tx).sum().backward()
     assert_close(x.grad, tx.grad, 1e-7, 1e-7)
+
+
+@pytest.mark.parametrize("name,gates", [("lstm", 4), ("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)])
+def test_recurrent_networks_take_flat_weights(device, name, gates):
+    """Two bidirectional layers with biases, batch-first: outputs, final states and every gradient
+    as torch's; the packed-data form agrees too."""
+    rng = np.random.default_rng(3)
+    hidden, size, layers = 3, 2, 2
+    shapes = []
+    for layer in range(layers):
+        for _ in range(2):
+            shapes += [(gates * hidden, size if layer == 0 else 2 * hidden), (gates * hidden, hidden),
+                       (gates * hidden,), (gates * hidden,)]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    ours = [gputorch.tensor(a, device=device, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    x = rng.standard_normal((2, 4, size))
+    h0 = [rng.standard_normal((2 * layers, 2, hidden)) for _ in range(2 if name == "lstm" else 1)]
+    hx = [gputorch.tensor(h, device=device) for h in h0]
+    thx = [torch.tensor(h) for h in h0]
+    if name != "lstm":
+        hx, thx = hx[0], thx[0]
+    out = getattr(gputorch, name)(gputorch.tensor(x, device=device), hx, ours, True, layers, 0.0, True, True, True)
+    tout = getattr(torch, name)(torch.tensor(x), thx, theirs, True, layers, 0.0, True, True, True)
+    assert len(out) == len(tout)
+    for a, e in zip(out, tout):
+        assert_close(a, e, 1e-12, 1e-12)
+    sum((o * o).sum() for o in out).backward()
+    sum((o * o).sum() for o in tout).backward()
+    for a, e in zip(ours, theirs):
+        assert_close(a.grad, e.grad, 1e-10, 1e-10)
+    # packed data: sequences of lengths 2 and 1, one layer, one direction
+    data = rng.standard_normal((3, size))
+    first = ours[:4]
+    tfirst = [t.detach() for t in theirs[:4]]
+    state = [gputorch.zeros(1, 2, hidden, dtype=gputorch.float64, device=device) for _ in range(len(h0))]
+    tstate = [torch.zeros(1, 2, hidden, dtype=torch.float64) for _ in range(len(h0))]
+    if name != "lstm":
+        state, tstate = state[0], tstate[0]
+    packed = getattr(gputorch, name)(gputorch.tensor(data, device=device), gputorch.tensor([2, 1]), state, first,
+                                     True, 1, 0.0, False, False)
+    tpacked = getattr(torch, name)(torch.tensor(data), torch.tensor([2, 1]), tstate, tfirst, True, 1, 0.0, False,
+                                   False)
+    for a, e in zip(packed, tpacked):
+        assert_close(a, e, 1e-12, 1e-12)
+
+
+def test_recurrent_cells(device):
+    rng = np.random.default_rng(4)
+    x, h = rng.standard_normal((2, 3)), rng.standard_normal((2, 4))
+    for name, gates in (("lstm_cell", 4), ("gru_cell", 3), ("rnn_tanh_cell", 1), ("rnn_relu_cell", 1)):
+        w = [rng.standard_normal((gates * 4, 3)), rng.standard_normal((gates * 4, 4)), rng.standard_normal(gates * 4)]
+        state = [gputorch.tensor(h, device=device)] * (2 if name == "lstm_cell" else 1)
+        tstate = [torch.tensor(h)] * (2 if name == "lstm_cell" else 1)
+        ours = getattr(gputorch, name)(gputorch.tensor(x, device=device), state if name == "lstm_cell" else state[0],
+                                       *[gputorch.tensor(a, device=device) for a in w])
+        theirs = getattr(torch, name)(torch.tensor(x), tstate if name == "lstm_cell" else tstate[0],
+                                      *[torch.tensor(a) for a in w])
+        for a, e in zip(ours if name == "lstm_cell" else (ours,), theirs if name == "lstm_cell" else (theirs,)):
+            assert_close(a, e, 1e-12, 1e-12)

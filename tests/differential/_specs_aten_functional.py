@@ -120,6 +120,47 @@ def get_device(b):
     return [f"{b.tensor()}.cpu()"], {}
 
 
+_GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
+
+
+def recurrent(name):
+    """``(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)``
+    (dropout 0: its masks are random)."""
+    def sig(b):
+        dtype = b.choice(MAIN_FLOATS)
+        gates, hidden, size = _GATES[name], b.int_in(1, 3), b.int_in(1, 3)
+        steps, batch, layers = b.int_in(1, 3), b.int_in(1, 2), b.int_in(1, 2)
+        bidirectional, bias, batch_first = b.chance(0.4), b.chance(0.7), b.chance(0.3)
+        directions = 2 if bidirectional else 1
+        weights = []
+        for layer in range(layers):
+            for _ in range(directions):
+                width = size if layer == 0 else hidden * directions
+                weights += [b.tensor((gates * hidden, width), dtype), b.tensor((gates * hidden, hidden), dtype)]
+                if bias:
+                    weights += [b.tensor((gates * hidden,), dtype), b.tensor((gates * hidden,), dtype)]
+        x = b.tensor((batch, steps, size) if batch_first else (steps, batch, size), dtype)
+        states = [b.tensor((layers * directions, batch, hidden), dtype) for _ in range(2 if name == "lstm" else 1)]
+        hx = f"[{', '.join(states)}]" if name == "lstm" else states[0]
+        return [x, hx, f"[{', '.join(weights)}]", str(bias), str(layers), "0.0", bool_src(b), str(bidirectional),
+                str(batch_first)], {}
+    return sig
+
+
+def recurrent_cell(name):
+    def sig(b):
+        dtype = b.choice(MAIN_FLOATS)
+        gates, hidden, size, batch = _GATES[name[:-5]], b.int_in(1, 3), b.int_in(1, 3), b.int_in(1, 3)
+        args = [b.tensor((batch, size), dtype)]
+        states = [b.tensor((batch, hidden), dtype) for _ in range(2 if name == "lstm_cell" else 1)]
+        args.append(f"[{', '.join(states)}]" if name == "lstm_cell" else states[0])
+        args += [b.tensor((gates * hidden, size), dtype), b.tensor((gates * hidden, hidden), dtype)]
+        if b.chance(0.7):
+            args += [b.tensor((gates * hidden,), dtype), b.tensor((gates * hidden,), dtype)]
+        return args, {}
+    return sig
+
+
 def scalar_tensor(b):
     return [b.python_scalar()], _kw(dtype=b.choice(["T.float64", "T.int32", "T.bool", None, None]))
 
@@ -146,6 +187,7 @@ _SPECS = {
     "triplet_margin_loss": int_reduction(FUNCTIONAL["triplet_margin_loss"]),
     "ctc_loss": int_reduction(FUNCTIONAL["ctc_loss"]), "fill": fill, "scalar_tensor": scalar_tensor,
     "get_device": get_device,
+    **{name: recurrent(name) for name in _GATES}, **{name + "_cell": recurrent_cell(name + "_cell") for name in _GATES},
     **{name: FUNCTIONAL[name] for name in ("selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "hardshrink")},
 }
 SPECS = {name: functional_like(sig) for name, sig in _SPECS.items()}
