@@ -35,12 +35,13 @@ from ._legacy_tensor_types import *  # noqa: F401,F403
 from .ops.ternary import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
-from .utils.dlpack import from_dlpack  # noqa: F401
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401
 from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from ._debug_flags import *  # noqa: F401,F403 - deterministic algorithms, anomaly mode, warn-always
+from ._control_flow import cond  # noqa: F401
 from . import nn  # noqa: E402
 from .nn.functional import log_softmax, softmax  # noqa: E402,F401 - torch.softmax and torch.log_softmax
 from .nn.functional.distance import cdist, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401

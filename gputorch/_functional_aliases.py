@@ -19,9 +19,12 @@ Each one is the functional itself underneath, so values and gradients are the fu
 """
 import warnings
 
+from . import _dtype
+from ._dispatch import apply_inplace
 from ._tensor import Tensor
 from .nn import functional as F
 from .nn.functional import recurrent as _recurrent
+from .nn.functional import sparse as _sparse
 from .nn.functional.dropout import _dropout_impl
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -31,7 +34,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
            "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm",
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm", "embedding_renorm_",
            "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 # Same arguments at both levels.
@@ -160,6 +163,21 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise TypeError(f"embedding(): argument 'weight' (position 1) must be Tensor, not {type(weight).__name__}")
     return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
                        scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """In place: each row of the 2-d ``input`` that ``indices`` names, whose ``norm_type``-norm
+    exceeds ``max_norm``, is scaled to norm ``max_norm`` (what ``F.embedding(max_norm=)`` does)."""
+    if not isinstance(input, Tensor) or not isinstance(indices, Tensor):
+        raise TypeError("embedding_renorm_(): arguments 'input' and 'indices' must be Tensors")
+    if indices.dtype not in (_dtype.int32, _dtype.int64):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {indices.type()} instead (while checking arguments for "
+                           "embedding_renorm_)")
+    if input.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for embedding_renorm_)")
+    return apply_inplace(_sparse.EmbeddingRenorm, input, indices, float(max_norm), float(norm_type))
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):

@@ -291,6 +291,18 @@ class Tensor:
     def is_signed(self):
         return self._dtype.is_signed
 
+    def is_distributed(self):
+        """False: a tensor is not a distributed (sharded) tensor."""
+        return False
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """The dense tensor: ``self`` (in ``dtype`` when given), every gputorch tensor being dense."""
+        return self if dtype is None else self.to(dtype)
+
+    def reinforce(self, reward):
+        raise RuntimeError("reinforce() was removed.\nUse torch.distributions instead.\n"
+                           "See https://pytorch.org/docs/main/distributions.html")
+
     def is_inference(self):
         """Whether this is an inference tensor: never in gputorch, whose ``inference_mode`` works as
         ``no_grad`` and makes ordinary tensors (README, "Known differences")."""

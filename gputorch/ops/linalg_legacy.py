@@ -1,6 +1,6 @@
 """PyTorch's older top-level spellings of the decompositions (``torch.cholesky``, ``torch.qr``,
-``torch.svd``, ``torch.slogdet``, ``torch.lu_solve``, ``torch.lu_unpack``) and their Tensor
-methods, on top of ``gputorch.linalg``'s."""
+``torch.svd``, ``torch.slogdet``, ``torch.lu_solve``, ``torch.lu_unpack``, ``torch.orgqr``) and
+their Tensor methods, on top of ``gputorch.linalg``'s."""
 import warnings
 
 from .._tensor import Tensor
@@ -8,11 +8,12 @@ from ._linalg_common import mT, write_out
 from .decompositions import cholesky as _linalg_cholesky, qr as _linalg_qr, svd as _linalg_svd
 from ..return_types import lu_unpack as _lu_unpack_result, qr as _qr_result, slogdet as _slogdet_result
 from ..return_types import svd as _svd_result
+from .linalg_generators import householder_product as _householder_product
 from .linalg_lu import _unpack, lu_solve as _linalg_lu_solve, permutation_matrix
 from .linalg_spectral import slogdet as _linalg_slogdet
 from .registry import tensor_method
 
-__all__ = ["cholesky", "qr", "svd", "slogdet", "lu_solve", "lu_unpack"]
+__all__ = ["cholesky", "qr", "svd", "slogdet", "lu_solve", "lu_unpack", "orgqr"]
 
 _warned = set()
 
@@ -112,3 +113,10 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     if out is not None:
         return _lu_unpack_result(*[write_out(r, o) for r, o in zip(result, out)])
     return result
+
+
+@tensor_method("orgqr")
+def orgqr(input, input2, *, out=None):
+    """The first columns of the product of the Householder reflectors in ``input`` with scales
+    ``input2`` (LAPACK's name for ``linalg.householder_product``)."""
+    return _householder_product(input, input2, out=out)

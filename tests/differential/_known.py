@@ -185,6 +185,8 @@ KNOWN = [
                      r"input tensor must have at least 2 dimensions)",
      "torch quirk: lu_unpack's empty L and U (unpack_data=False) require grad, and its backward then fails"),
     # gputorch limits, not wrong values.
+    (r"^to_dlpack$", r"^gputorch raised BufferError\('Cannot export readonly array",
+     "expanded tensors: NumPy marks broadcast views read-only and its DLPack export refuses them"),
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),
     (r"^(addbmm_?|addmm|addr|inner|baddbmm|matmul|true_divide|divide|__truediv__|__pow__|pow_?|atan2_?|renorm_?|frobenius_norm|lu_solve|"

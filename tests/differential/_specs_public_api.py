@@ -172,6 +172,41 @@ def lu_solve(b):
     return [rhs, f"{factors}[0]", f"{factors}[1]"], {}
 
 
+def orgqr(b):
+    m = b.int_in(1, 4)
+    n = b.int_in(1, m)
+    dtype = b.choice(["float32", "float64"])
+    batch = b.shape(max_ndim=1, max_numel=2)
+    k = b.int_in(0, n)
+    # finite, moderate values: torch's backward overflows to NaN or loses terms near the float limits
+    return [b.tensor(batch + (m, n), dtype, values=b.rng.standard_normal(batch + (m, n)).round(2)),
+            b.tensor(batch + (k,), dtype, values=b.rng.uniform(-2, 2, batch + (k,)).round(2))], {}
+
+
+def cond(b):
+    x = b.tensor(b.shape(max_ndim=2), b.choice(["float32", "float64"]))
+    pred = b.choice(["True", "False", "1", f"({x}.sum() > 0)", f"{x}.isnan().all()"])
+    return [pred, "lambda a: a * 2 + 1", "lambda a: a.exp()", f"({x},)"], {}
+
+
+def embedding_renorm_(b):
+    rows, width = b.int_in(1, 5), b.int_in(1, 3)
+    weight = b.tensor((rows, width) if b.chance(0.95) else (rows,), b.choice(["float32", "float64"]), grad=False)
+    index = b.index_tensor(rows, (b.int_in(0, 4),), allow_negative=False, dtype=b.choice(["int64", "int32"]))
+    return [weight, index, b.choice(["0.5", "1.0", "3.0"]), b.choice(["1.0", "2.0", "3.0", "float('inf')"])], {}
+
+
+def frombuffer(b):
+    length = b.int_in(0, 12)
+    dtype = b.choice(["T.uint8", "T.int8", "T.int16", "T.int32", "T.float32", "T.float64"])
+    kwargs = {"dtype": dtype}
+    if b.chance(0.4):
+        kwargs["offset"] = str(b.int_in(0, 4))
+    if b.chance(0.4):
+        kwargs["count"] = str(b.int_in(-1, 3))
+    return [f"bytearray(range({length}))"], kwargs
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -192,5 +227,6 @@ SPECS = {
     "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, "cov": cov, "corrcoef": corrcoef,
     "vander": vander, "trapezoid": lambda b: _integration(b, False), "trapz": lambda b: _integration(b, False),
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
-    "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve, **SWITCHES,
+    "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
+    "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer, **SWITCHES,
 }

@@ -126,3 +126,53 @@ def test_layout_name_and_volatile_attributes():
     assert [str(w.message)[:18] for w in caught] == ["volatile was remov"] * 2
     with pytest.raises(AttributeError):
         x.name = "w"
+
+
+def test_frombuffer_shares_memory_and_checks_sizes():
+    buffer = bytearray(b"\x01\x02\x03\x04")
+    t = gputorch.frombuffer(buffer, dtype=gputorch.int16)
+    assert t.tolist() == torch.frombuffer(bytearray(buffer), dtype=torch.int16).tolist()
+    buffer[0] = 9
+    assert t.tolist()[0] == 9 + 2 * 256                    # the buffer's memory, not a copy
+    assert gputorch.frombuffer(buffer, dtype=gputorch.int8, count=2, offset=1).tolist() == [2, 3]
+    with pytest.raises(ValueError, match="must be a multiple of element size"):
+        gputorch.frombuffer(bytearray(3), dtype=gputorch.int16)
+    with pytest.raises(ValueError, match="must not be 0"):
+        gputorch.frombuffer(bytearray(), dtype=gputorch.int16)
+    with pytest.raises(ValueError, match="must not be greater than actual buffer length"):
+        gputorch.frombuffer(bytearray(4), dtype=gputorch.int8, count=5)
+    with pytest.warns(UserWarning, match="not writable"):
+        gputorch.frombuffer(b"\x01\x02", dtype=gputorch.uint8)
+
+
+def test_embedding_renorm_and_orgqr(device):
+    data = [[3.0, 4.0], [1.0, 0.0], [6.0, 8.0]]
+    w, tw = gputorch.tensor(data, device=device), torch.tensor(data)
+    assert gputorch.embedding_renorm_(w, gputorch.tensor([0, 2, 0], device=device), 1.0, 2.0) is w
+    torch.embedding_renorm_(tw, torch.tensor([0, 2, 0]), 1.0, 2.0)
+    assert_close(w, tw, 1e-6, 1e-6)
+    with pytest.raises(RuntimeError, match="indices' to have one of the following scalar types"):
+        gputorch.embedding_renorm_(w, gputorch.tensor([0.0], device=device), 1.0, 2.0)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        gputorch.embedding_renorm_(gputorch.ones(2, 2, requires_grad=True), gputorch.tensor([0]), 1.0, 2.0)
+    a = np.random.default_rng(1).standard_normal((4, 3))
+    tau = [0.5, 1.2]
+    A, tA = gputorch.tensor(a, device=device, requires_grad=True), torch.tensor(a, requires_grad=True)
+    q, tq = A.orgqr(gputorch.tensor(tau, dtype=gputorch.float64, device=device)), tA.orgqr(torch.tensor(tau,
+                                                                                          dtype=torch.float64))
+    assert_close(q, tq, 1e-12, 1e-12)
+    q.sum().backward()
+    tq.sum().backward()
+    assert_close(A.grad, tA.grad, 1e-12, 1e-12)
+    empty = gputorch.orgqr(A, gputorch.zeros(0, dtype=gputorch.float64, device=device))
+    assert empty.requires_grad and empty.tolist() == torch.eye(4, 3).tolist()
+
+
+def test_tensor_attributes_of_other_layouts():
+    x = gputorch.ones(2)
+    assert x.to_dense() is x and x.to_dense(gputorch.float64).dtype == gputorch.float64
+    assert x.is_distributed() is False
+    with pytest.raises(RuntimeError, match="reinforce\\(\\) was removed"):
+        x.reinforce(1.0)
+    y = gputorch.ones(2, requires_grad=True)
+    assert gputorch.from_dlpack(gputorch.to_dlpack(y)).tolist() == [1.0, 1.0]
