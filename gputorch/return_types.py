@@ -24,6 +24,7 @@ mode = _structseq("mode")
 cummax = _structseq("cummax")
 cummin = _structseq("cummin")
 histogram = _structseq("histogram", ("hist", "bin_edges"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
 aminmax = _structseq("aminmax", ("min", "max"))
 

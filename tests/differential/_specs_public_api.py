@@ -207,6 +207,28 @@ def frombuffer(b):
     return [f"bytearray(range({length}))"], kwargs
 
 
+def histogramdd(b):
+    dims = b.int_in(1, 3)
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.95) else "int64"
+    x = b.tensor(b.shape(min_ndim=1, max_ndim=2, max_numel=12) + (dims,), dtype)
+    kwargs = {}
+    roll = b.rng.random()
+    if roll < 0.4:
+        bins = str(b.int_in(1, 4))
+    elif roll < 0.7:
+        bins = repr([b.int_in(1, 4) for _ in range(dims)])
+    else:
+        edges = [b.tensor((k,), dtype, grad=False, values=sorted(b.rng.uniform(-2, 2, k).round(2))) for k in [b.int_in(2, 4) for _ in range(dims)]]
+        bins = "[" + ", ".join(edges) + "]"
+    if roll < 0.7 and b.chance(0.4):
+        kwargs["range"] = repr([v for _ in range(dims) for v in sorted(b.rng.uniform(-2, 2, 2).round(1).tolist())])
+    if b.chance(0.3):
+        kwargs["weight"] = b.tensor(b.shapes[x][:-1], dtype, grad=False)
+    if b.chance(0.3):
+        kwargs["density"] = "True"
+    return [x, bins], kwargs
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -228,5 +250,6 @@ SPECS = {
     "vander": vander, "trapezoid": lambda b: _integration(b, False), "trapz": lambda b: _integration(b, False),
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
-    "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer, **SWITCHES,
+    "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
+    "histogramdd": histogramdd, **SWITCHES,
 }
