@@ -291,6 +291,16 @@ class Tensor:
     def is_signed(self):
         return self._dtype.is_signed
 
+    def as_subclass(self, cls):
+        """This tensor seen as an instance of the Tensor subclass ``cls``: the same data, version
+        counter and place in the autograd graph."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        alias = self.view_as(self)
+        alias.__class__ = cls
+        return alias
+
     def is_distributed(self):
         """False: a tensor is not a distributed (sharded) tensor."""
         return False

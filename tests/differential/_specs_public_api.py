@@ -229,6 +229,11 @@ def histogramdd(b):
     return [x, bins], kwargs
 
 
+def nonzero_static(b):
+    x = b.tensor(b.shape(max_ndim=3, max_numel=12))
+    return [x], _kw(size=str(b.int_in(-1 if b.chance(0.05) else 0, 6)), fill_value=b.choice(["-1", "7", None]))
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -251,5 +256,5 @@ SPECS = {
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
-    "histogramdd": histogramdd, **SWITCHES,
+    "histogramdd": histogramdd, "nonzero_static": nonzero_static, **SWITCHES,
 }

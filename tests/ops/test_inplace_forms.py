@@ -176,3 +176,31 @@ def test_tensor_attributes_of_other_layouts():
         x.reinforce(1.0)
     y = gputorch.ones(2, requires_grad=True)
     assert gputorch.from_dlpack(gputorch.to_dlpack(y)).tolist() == [1.0, 1.0]
+
+
+def test_nonzero_static_pads_or_truncates(device):
+    x = gputorch.tensor([[0, 1], [2, 0]], device=device)
+    tx = torch.tensor([[0, 1], [2, 0]])
+    for size, fill in ((4, -1), (1, 9), (0, -1)):
+        assert_close(x.nonzero_static(size=size, fill_value=fill), tx.nonzero_static(size=size, fill_value=fill), 0, 0)
+    assert gputorch.tensor(5, device=device).nonzero_static(size=2).shape == (2, 0)
+    with pytest.raises(RuntimeError, match="non-negative integer"):
+        x.nonzero_static(size=-1)
+
+
+def test_as_subclass_keeps_data_and_graph():
+    class Marked(gputorch.Tensor):
+        pass
+
+    leaf = gputorch.ones(2, requires_grad=True)
+    a = leaf * 2
+    marked = a.as_subclass(Marked)
+    assert type(marked) is Marked and marked.requires_grad and marked.grad_fn is not None
+    (marked * 3).sum().backward()
+    assert leaf.grad.tolist() == [6.0, 6.0]
+    plain = gputorch.zeros(2)
+    view = plain.as_subclass(gputorch.nn.Parameter)
+    view.add_(1)                                       # the same memory
+    assert plain.tolist() == [1.0, 1.0] and not view.requires_grad
+    with pytest.raises(TypeError, match="does not inherit from Tensor"):
+        plain.as_subclass(int)
