@@ -184,6 +184,9 @@ KNOWN = [
     (r"^lu_unpack$", r"^(out\[\d\]: requires_grad True \(torch\) vs False|backward: torch raised RuntimeError\('triu: "
                      r"input tensor must have at least 2 dimensions)",
      "torch quirk: lu_unpack's empty L and U (unpack_data=False) require grad, and its backward then fails"),
+    (r"^ormqr$", r"^grad of leaf \d: values differ at .*np\.float32",
+     "precision: torch's float32 backward of ormqr loses digits (gputorch's float32 gradient is the closer to "
+     "the float64 one)"),
     # gputorch limits, not wrong values.
     (r"^to_dlpack$", r"^gputorch raised BufferError\('Cannot export readonly array",
      "expanded tensors: NumPy marks broadcast views read-only and its DLPack export refuses them"),

@@ -183,6 +183,31 @@ def orgqr(b):
             b.tensor(batch + (k,), dtype, values=b.rng.uniform(-2, 2, batch + (k,)).round(2))], {}
 
 
+def geqrf(b):
+    m, n = b.int_in(0 if b.chance(0.05) else 1, 4), b.int_in(1, 4)
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.95) else b.choice(["int64", "float16"])
+    batch = b.shape(max_ndim=1, max_numel=2)
+    values = b.rng.standard_normal(batch + (m, n)).round(2)
+    if m > 1 and b.chance(0.2):
+        values[..., 1:, 0] = 0      # a column with nothing to annihilate: the identity reflector
+    return [b.tensor(batch + (m, n), dtype, values=values)], {}
+
+
+def ormqr(b):
+    m = b.int_in(1, 4)
+    n = b.int_in(1, m)
+    k = n if b.chance(0.9) else b.int_in(0, n)
+    dtype = b.choice(["float32", "float64"])
+    # (not an empty batch: torch's backward then leaves some gradients undefined, gputorch's are empty)
+    batch = (b.int_in(1, 2),) if b.chance(0.5) else ()
+    a = b.tensor(batch + (m, n), dtype, values=b.rng.standard_normal(batch + (m, n)).round(2))
+    tau = b.tensor(batch + (k,), dtype, values=b.rng.uniform(0, 2, batch + (k,)).round(2))
+    left = b.chance(0.5)
+    other_shape = batch + ((m, b.int_in(1, 3)) if left else (b.int_in(1, 3), m))
+    other = b.tensor(other_shape, dtype, values=b.rng.standard_normal(other_shape).round(2))
+    return [a, tau, other, str(left), bool_src(b)], {}
+
+
 def cond(b):
     x = b.tensor(b.shape(max_ndim=2), b.choice(["float32", "float64"]))
     pred = b.choice(["True", "False", "1", f"({x}.sum() > 0)", f"{x}.isnan().all()"])
@@ -256,5 +281,5 @@ SPECS = {
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
-    "histogramdd": histogramdd, "nonzero_static": nonzero_static, **SWITCHES,
+    "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr, **SWITCHES,
 }
