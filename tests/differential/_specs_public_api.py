@@ -208,6 +208,20 @@ def ormqr(b):
     return [a, tau, other, str(left), bool_src(b)], {}
 
 
+def lowrank(pca):
+    def sig(b):
+        m, n = b.int_in(1, 5), b.int_in(1, 5)
+        shape = b.shape(max_ndim=1, max_numel=2) + (m, n)
+        # finite values: torch's SVD refuses non-finite ones, gputorch's linalg.svd returns NaN
+        a = b.tensor(shape, b.choice(["float32", "float64"]), values=b.rng.standard_normal(shape).round(2))
+        kwargs = _kw(q=str(b.int_in(0, min(m, n)) if pca else b.int_in(1, 6)) if b.chance(0.6) else None,
+                     niter=str(b.int_in(0, 3)) if b.chance(0.5) else None)
+        if pca and b.chance(0.3):
+            kwargs["center"] = bool_src(b)
+        return [a], kwargs
+    return sig
+
+
 def cond(b):
     x = b.tensor(b.shape(max_ndim=2), b.choice(["float32", "float64"]))
     pred = b.choice(["True", "False", "1", f"({x}.sum() > 0)", f"{x}.isnan().all()"])
@@ -281,5 +295,6 @@ SPECS = {
     "cumulative_trapezoid": lambda b: _integration(b, True), "gradient": gradient, "index_reduce": index_reduce,
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
-    "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr, **SWITCHES,
+    "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr,
+    "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), **SWITCHES,
 }
