@@ -155,6 +155,35 @@ def grid_sample(b):
     return [x, grid], kwargs
 
 
+def _fractional_geometry(b, dims):
+    sizes = tuple(b.int_in(3, 6) for _ in range(dims))
+    kernel = tuple(b.int_in(1, 2) for _ in range(dims))
+    room = 2 if dims == 2 else 1    # the 3-d form also refuses windows reaching the last input exactly
+    out = tuple(b.int_in(1, s - k + room) for s, k in zip(sizes, kernel))
+    return sizes, kernel, out
+
+
+def fractional_max_pool(dims, with_indices=False):
+    """Always with ``_random_samples`` (the pooling places are otherwise random)."""
+    def sig(b):
+        sizes, kernel, out = _fractional_geometry(b, dims)
+        batch, channels = b.int_in(1, 2), b.int_in(1, 2)
+        dtype = b.choice(["float32", "float64"])
+        x = b.tensor((batch, channels) + sizes, dtype)
+        samples = b.tensor((batch, channels, dims), dtype, grad=False,
+                           values=b.rng.uniform(0, 1, (batch, channels, dims)).round(3))
+        kernel_src = repr(kernel) if b.chance(0.5) or len(set(kernel)) > 1 else str(kernel[0])
+        kwargs = {"_random_samples": samples}
+        if b.chance(0.7):
+            kwargs["output_size"] = repr(out)
+        else:
+            kwargs["output_ratio"] = repr(tuple(round(float(b.rng.uniform(0.3, 0.9)), 2) for _ in range(dims)))
+        if not with_indices and b.chance(0.4):
+            kwargs["return_indices"] = "True"
+        return [x, kernel_src], kwargs
+    return sig
+
+
 def gumbel_softmax(b):
     x = b.tensor(min_ndim=1, max_ndim=3, dtype=b.choice(["float32", "float64"]))
     return [x], _kw(tau=b.choice(["0.5", "1", None]), hard=bool_src(b) if b.chance(0.5) else None,
@@ -174,6 +203,9 @@ FUNCTIONAL_ADDED = {
     "triplet_margin_loss": triplet_margin_loss, "multi_margin_loss": multi_margin_loss,
     "multilabel_margin_loss": multilabel_margin_loss, "embedding_bag": embedding_bag, "ctc_loss": ctc_loss,
     "affine_grid": affine_grid, "grid_sample": grid_sample, "gumbel_softmax": gumbel_softmax,
+    "fractional_max_pool2d": fractional_max_pool(2), "fractional_max_pool3d": fractional_max_pool(3),
+    "fractional_max_pool2d_with_indices": fractional_max_pool(2, True),
+    "fractional_max_pool3d_with_indices": fractional_max_pool(3, True),
 }
 
 NOT_COVERED_ADDED = {
