@@ -30,6 +30,7 @@ from .ops.covariance import *  # noqa: F401,F403
 from .ops.calculus import *  # noqa: F401,F403
 from .ops.polynomials import *  # noqa: F401,F403
 from .ops.lowrank import *  # noqa: F401,F403
+from .ops.binomial_sampling import *  # noqa: F401,F403
 from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403

@@ -1,8 +1,8 @@
 """Op definitions, one module per family. Importing this package attaches every
 op's Tensor methods and operators (see ``registry.py``)."""
-from . import (arithmetic, bucketing, calculus, comparison, conversion, covariance, creation,  # noqa: F401
-               gamma_functions, indexing, linalg, norm_functions, pointwise, polynomials, quantiles, reduction,
-               sampling, set_ops, shape, special_functions, tensor_queries, ternary)
+from . import (arithmetic, binomial_sampling, bucketing, calculus, comparison, conversion,  # noqa: F401
+               covariance, creation, gamma_functions, indexing, linalg, norm_functions, pointwise, polynomials,
+               quantiles, reduction, sampling, set_ops, shape, special_functions, tensor_queries, ternary)
 from .registry import attach_methods
 from .._tensor import Tensor
 

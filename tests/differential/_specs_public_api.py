@@ -273,6 +273,16 @@ def nonzero_static(b):
     return [x], _kw(size=str(b.int_in(-1 if b.chance(0.05) else 0, 6)), fill_value=b.choice(["-1", "7", None]))
 
 
+def binomial(b):
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.9) else b.choice(["float16", "int64"])
+    shape = b.shape(max_ndim=2)
+    count = b.tensor(shape, dtype, values=b.rng.integers(0, 40, shape))
+    prob_dtype = dtype if b.chance(0.9) else "float64"
+    partner = b.broadcast_partner(shape) if b.chance(0.3) else shape
+    prob = b.tensor(partner, prob_dtype, values=b.rng.uniform(0, 1, partner).round(2))
+    return [count, prob], {}
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -296,5 +306,5 @@ SPECS = {
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
     "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr,
-    "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), **SWITCHES,
+    "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), "binomial": binomial, **SWITCHES,
 }
