@@ -53,6 +53,8 @@ class Tensor:
     _retains_grad = False
     _grad_acc = None        # weakref to this leaf's AccumulateGrad node
     _post_acc_hooks = None  # {id: hook(tensor)}
+    _grad_dtype = _dtype.float32   # placeholder: ``grad_dtype`` reads an unset one as the tensor's dtype
+    _grad_dtype_set = False
 
     # ---------------------------------------------------------------- construction
     def __new__(cls, *args, device=None, dtype=None):
@@ -317,6 +319,27 @@ class Tensor:
         """Whether this is an inference tensor: never in gputorch, whose ``inference_mode`` works as
         ``no_grad`` and makes ordinary tensors (README, "Known differences")."""
         return False
+
+    @property
+    def grad_dtype(self):
+        """The dtype incoming gradients of this leaf are cast to before ``.grad`` accumulates them:
+        the tensor's own dtype unless set; None accepts any dtype. Leaves only."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._grad_dtype if self._grad_dtype_set else self._dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        value = None if value is None else _dtype.to_dtype(value)
+        grad = self._grad
+        if grad is not None and value is not None and grad._dtype is not value:
+            raise RuntimeError(f"Cannot set grad_dtype to '{_LEGACY_NAMES[value]}' because there is already a "
+                               f"gradient with dtype '{_C_TYPE_NAMES[grad._dtype.name]}'. Please clear the gradient "
+                               f"(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches the "
+                               f"existing gradient's dtype.")
+        self._grad_dtype, self._grad_dtype_set = value, True
 
     @property
     def layout(self):
@@ -643,3 +666,5 @@ def _grad_edge(t):
 
 
 _LEGACY_NAMES = _dtype._LEGACY_NAMES
+_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+                 "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
