@@ -7,7 +7,8 @@ those of its ATen operators rather than of ``torch.nn.functional``:
   as the default, but its Python bindings of these functions reduce nothing then;
 - the dropouts take ``(input, p, train)``, all positional, and an out-of-range ``p`` is a
   RuntimeError; ``feature_dropout`` drops whole ``input[n, c]`` slices;
-- ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none;
+- ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none; ``embedding_renorm_``
+  is the renormalisation ``F.embedding(max_norm=)`` applies;
 - ``batch_norm`` takes its nine arguments in ATen's order (``cudnn_enabled`` is ignored);
 - ``max_pool*d`` have no ``return_indices``; ``max_pool1d_with_indices`` and
   ``adaptive_max_pool1d`` always return ``(values, indices)``;
@@ -34,7 +35,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
            "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
-           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm", "embedding_renorm_",
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm",
+           "embedding_renorm_",
            "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 # Same arguments at both levels.

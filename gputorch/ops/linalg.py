@@ -25,7 +25,8 @@ from .registry import tensor_method
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "baddbmm", "addbmm", "addr", "einsum", "tensordot", "trace", "diag", "diag_embed", "kron",
            "cross", "det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "slogdet",
-           "logdet", "pinverse", "matrix_exp", "matrix_power", "addmv_", "lu_solve", "lu_unpack", "orgqr", "geqrf", "ormqr"]
+           "logdet", "pinverse", "matrix_exp", "matrix_power", "addmv_", "lu_solve", "lu_unpack", "orgqr",
+           "geqrf", "ormqr"]
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product

@@ -192,8 +192,9 @@ KNOWN = [
      "expanded tensors: NumPy marks broadcast views read-only and its DLPack export refuses them"),
     (r".", r"in-place operation on a view of a tensor that requires grad is not supported by gputorch",
      "in-place ops on a view of a non-contiguous base that requires grad: not supported yet (clear error)"),
-    (r"^(addbmm_?|addmm|addr|inner|baddbmm|matmul|true_divide|divide|__truediv__|__pow__|pow_?|atan2_?|renorm_?|frobenius_norm|lu_solve|"
-     r"arctan2_?|F\.gaussian_nll_loss|F\.batch_norm|F\.instance_norm|F\.scaled_dot_product_attention|"
+    (r"^(addbmm_?|addmm|addr|inner|baddbmm|matmul|true_divide|divide|__truediv__|__pow__|pow_?|atan2_?|"
+     r"renorm_?|frobenius_norm|lu_solve|arctan2_?|F\.gaussian_nll_loss|F\.batch_norm|F\.instance_norm|"
+     r"F\.scaled_dot_product_attention|"
      r"F\.log_softmax|sum|xlogy|std|var|std_mean|var_mean|nn\.(InstanceNorm\dd|GroupNorm|BatchNorm\dd))$",
      r"values differ at .*(inf|nan|e[+-]3\d|e[+-]2\d\d|float16)",
      "numerics at the edges: sums and products near the overflow threshold, NaN/inf inputs, float16 "

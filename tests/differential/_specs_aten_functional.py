@@ -46,7 +46,10 @@ def dropout(inplace):
         x = b.tensor(dtype=float_dtype(b), min_ndim=2 if b.chance(0.85) else 0, max_ndim=4,
                      grad=False if inplace else None)
         train = bool_src(b)
-        p = b.choice(["0.0", "1.0", "0.5"] if train == "False" else ["0.0", "1.0", "1.0", "1.5" if b.chance(0.2) else "0.0"])
+        if train == "False":
+            p = b.choice(["0.0", "1.0", "0.5"])
+        else:
+            p = b.choice(["0.0", "1.0", "1.0", "1.5" if b.chance(0.2) else "0.0"])
         return [x, p, train], {}
     return sig
 

@@ -257,7 +257,8 @@ def histogramdd(b):
     elif roll < 0.7:
         bins = repr([b.int_in(1, 4) for _ in range(dims)])
     else:
-        edges = [b.tensor((k,), dtype, grad=False, values=sorted(b.rng.uniform(-2, 2, k).round(2))) for k in [b.int_in(2, 4) for _ in range(dims)]]
+        counts = [b.int_in(2, 4) for _ in range(dims)]
+        edges = [b.tensor((k,), dtype, grad=False, values=sorted(b.rng.uniform(-2, 2, k).round(2))) for k in counts]
         bins = "[" + ", ".join(edges) + "]"
     if roll < 0.7 and b.chance(0.4):
         kwargs["range"] = repr([v for _ in range(dims) for v in sorted(b.rng.uniform(-2, 2, 2).round(1).tolist())])
@@ -288,7 +289,8 @@ def _no_arguments(b):
 
 
 SWITCHES = {
-    "are_deterministic_algorithms_enabled": _no_arguments, "is_deterministic_algorithms_warn_only_enabled": _no_arguments,
+    "are_deterministic_algorithms_enabled": _no_arguments,
+    "is_deterministic_algorithms_warn_only_enabled": _no_arguments,
     "get_deterministic_debug_mode": _no_arguments, "is_anomaly_enabled": _no_arguments,
     "is_anomaly_check_nan_enabled": _no_arguments, "is_warn_always_enabled": _no_arguments,
     "use_deterministic_algorithms": lambda b: ([b.choice(["False", "0"])], {}),

@@ -12,8 +12,9 @@ torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 
 
-@pytest.mark.parametrize("dims,sizes,kernel,out", [(2, (7, 9), (2, 2), (3, 4)), (2, (5, 6), (1, 3), (5, 4)),
-                                                   (3, (5, 6, 7), (2, 2, 2), (2, 3, 4)), (3, (4, 5, 6), (1, 2, 3), (1, 3, 2))])
+@pytest.mark.parametrize("dims,sizes,kernel,out", [
+    (2, (7, 9), (2, 2), (3, 4)), (2, (5, 6), (1, 3), (5, 4)),
+    (3, (5, 6, 7), (2, 2, 2), (2, 3, 4)), (3, (4, 5, 6), (1, 2, 3), (1, 3, 2))])
 def test_matches_torch(device, dims, sizes, kernel, out):
     rng = np.random.default_rng(17)
     x = rng.standard_normal((2, 3) + sizes)

@@ -24,7 +24,8 @@ X3, G3 = RNG.standard_normal((1, 2, 3, 4, 5)), RNG.uniform(-1.3, 1.3, (1, 2, 3, 
     (2, 3), ("bilinear", "nearest"), ("zeros", "border", "reflection"), (True, False))))
 def test_grid_sample_matches_torch(device, dims, mode, padding_mode, align_corners):
     x, g = (X2, G2) if dims == 2 else (X3, G3)
-    xi, gi = gputorch.tensor(x, device=device, requires_grad=True), gputorch.tensor(g, device=device, requires_grad=True)
+    xi = gputorch.tensor(x, device=device, requires_grad=True)
+    gi = gputorch.tensor(g, device=device, requires_grad=True)
     tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
     out = F.grid_sample(xi, gi, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
     tout = TF.grid_sample(tx, tg, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
@@ -48,7 +49,8 @@ def test_grid_sample_gradcheck(device):
 def test_affine_grid_matches_torch(device, size, align_corners):
     theta = RNG.standard_normal((2, len(size) - 2, len(size) - 1))
     t, tt = gputorch.tensor(theta, device=device, requires_grad=True), torch.tensor(theta, requires_grad=True)
-    out, tout = F.affine_grid(t, size, align_corners=align_corners), TF.affine_grid(tt, size, align_corners=align_corners)
+    out = F.affine_grid(t, size, align_corners=align_corners)
+    tout = TF.affine_grid(tt, size, align_corners=align_corners)
     assert_close(out, tout, 1e-12, 1e-12)
     (out * out).sum().backward()
     (tout * tout).sum().backward()

@@ -66,7 +66,7 @@ def test_index_reduce_errors(device):
         x.index_reduce(0, i.reshape(3, 1), s, "amax")
     with pytest.raises(IndexError, match="index out of range in self"):
         x.index_reduce(0, gputorch.tensor([0, 3, 0], device=device), s, "amax")
-    with pytest.raises(RuntimeError, match="Number of indices \\(2\\) should be equal to source.size\\(dim\\): \\(3\\)"):
+    with pytest.raises(RuntimeError, match="Number of indices \\(2\\) should be equal to source"):
         x.index_reduce(0, i[:2], s, "amax")
     with pytest.raises(RuntimeError, match="must have the same scalar type"):
         x.index_reduce(0, i, s.double(), "amax")
