@@ -31,6 +31,7 @@ from .ops.calculus import *  # noqa: F401,F403
 from .ops.polynomials import *  # noqa: F401,F403
 from .ops.lowrank import *  # noqa: F401,F403
 from .ops.binomial_sampling import *  # noqa: F401,F403
+from .ops.lobpcg import lobpcg  # noqa: F401
 from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403

@@ -133,7 +133,7 @@ for _name in ("pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_cha
 
 # Ops whose values are random (or uninitialised): compare types, dtypes and shapes only.
 RANDOM_OPS = {"poisson", "resize_as_", "resize_", "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
-              "binomial", "gumbel_softmax", "svd_lowrank", "pca_lowrank",
+              "binomial", "gumbel_softmax", "svd_lowrank", "pca_lowrank", "lobpcg",
               "exponential_", "geometric_", "log_normal_", "random_", "rand", "randn", "randint",
               "randperm", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
               "new_empty", "empty_strided", "new_empty_strided"}

@@ -1,8 +1,12 @@
 """Argument generators for the rest of PyTorch's public API (issue 18): aminmax, the norm functions
 (dist, renorm, frobenius_norm, nuclear_norm), resize/resize_as, the statistics and calculus ops
-(cov, corrcoef, vander, trapezoid, cumulative_trapezoid, gradient), index_reduce, and the
-process-wide switches, called with the values that leave them as they are (or with values both
-libraries refuse) (``sig(b) -> (args, kwargs)``, as in :mod:`_op_specs`)."""
+(cov, corrcoef, vander, trapezoid, cumulative_trapezoid, gradient), index_reduce, the linear
+algebra of LU and Householder factors (lu_unpack, lu_solve, geqrf, orgqr, ormqr), the randomized
+and direct eigen-solvers (svd_lowrank, pca_lowrank, lobpcg), histogramdd, binomial, cond,
+frombuffer, and the process-wide switches, called with the values that leave them as they are
+(or with values both libraries refuse) (``sig(b) -> (args, kwargs)``, as in :mod:`_op_specs`)."""
+import numpy as np
+
 from ._inputs import ALL_DTYPES, FLOAT_DTYPES
 from ._specs_common import _kw, bool_src
 
@@ -284,6 +288,22 @@ def binomial(b):
     return [count, prob], {}
 
 
+def lobpcg(b):
+    """Symmetric positive-definite matrices (compared as a random op: torch's initial vectors are random
+    and its iteration stops at a tolerance)."""
+    m = b.int_in(3, 8)
+    dtype = b.choice(["float32", "float64"])
+
+    def spd():
+        a = b.rng.standard_normal((m, m)).round(2)
+        return b.tensor((m, m), dtype, values=(a @ a.T + m * np.eye(m)).round(3))
+    kwargs = _kw(k=str(b.int_in(1, max(1, m // 3) + (1 if b.chance(0.1) else 0))) if b.chance(0.8) else None,
+                 largest=bool_src(b) if b.chance(0.5) else None)
+    if b.chance(0.3):
+        kwargs["B"] = spd()
+    return [spd()], kwargs
+
+
 def _no_arguments(b):
     return [], {}
 
@@ -308,5 +328,6 @@ SPECS = {
     "index_reduce_": index_reduce, "lu_unpack": lu_unpack, "lu_solve": lu_solve,
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
     "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr,
-    "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), "binomial": binomial, **SWITCHES,
+    "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), "binomial": binomial, "lobpcg": lobpcg,
+    **SWITCHES,
 }
