@@ -26,6 +26,13 @@ from .ops.tensor_queries import *  # noqa: F401,F403
 from .ops.set_ops import *  # noqa: F401,F403
 from .ops.bucketing import *  # noqa: F401,F403
 from .ops.quantiles import *  # noqa: F401,F403
+from .ops.norm_functions import *  # noqa: F401,F403
+from .ops.covariance import *  # noqa: F401,F403
+from .ops.calculus import *  # noqa: F401,F403
+from .ops.polynomials import *  # noqa: F401,F403
+from .ops.lowrank import *  # noqa: F401,F403
+from .ops.binomial_sampling import *  # noqa: F401,F403
+from .ops.lobpcg import lobpcg  # noqa: F401
 from ._type_info import *  # noqa: F401,F403
 from ._threads import *  # noqa: F401,F403
 from ._legacy_tensor_types import *  # noqa: F401,F403
@@ -36,7 +43,7 @@ from .ops.short_time_fourier import *  # noqa: F401,F403
 from .ops.sparse_coo import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
-from .utils.dlpack import from_dlpack  # noqa: F401
+from .utils.dlpack import from_dlpack, to_dlpack  # noqa: F401
 from . import autograd, cuda
 from . import linalg  # noqa: E402 - the torch.linalg namespace
 from . import fft  # noqa: E402,F811 - the torch.fft namespace
@@ -45,11 +52,14 @@ from . import jit  # noqa: E402 - tracing and traced modules
 from . import onnx  # noqa: E402 - export (needs the onnx extra only when called)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from ._debug_flags import *  # noqa: F401,F403 - deterministic algorithms, anomaly mode, warn-always
+from ._control_flow import cond  # noqa: F401
 from . import nn  # noqa: E402
 from .nn.functional import log_softmax, softmax  # noqa: E402,F401 - torch.softmax and torch.log_softmax
 from .nn.functional.distance import cdist, cosine_similarity, pairwise_distance, pdist  # noqa: E402,F401
 from .nn.functional.pixel_shuffle import (channel_shuffle, native_channel_shuffle, pixel_shuffle,  # noqa: E402,F401
                                           pixel_unshuffle)
+from ._functional_aliases import *  # noqa: E402,F401,F403 - torch.conv2d, torch.dropout, torch.kl_div...
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint

@@ -7,12 +7,14 @@ This module holds what is specific to the tensor object itself: metadata,
 moves, NumPy/DLPack interchange and printing.
 """
 import numbers
+import warnings
 
 import numpy as np
 
 from . import _dtype
 from ._device import device as Device
 from ._tracing import STATE as _TRACING
+from ._layouts import strided as _STRIDED
 from .autograd import grad_mode
 from .autograd.node import grad_accumulator
 from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_zero_dim
@@ -58,6 +60,8 @@ class Tensor:
     def is_sparse(self):
         """Whether this is a sparse COO tensor."""
         return False
+    _grad_dtype = _dtype.float32   # placeholder: ``grad_dtype`` reads an unset one as the tensor's dtype
+    _grad_dtype_set = False
 
     # ---------------------------------------------------------------- construction
     def __new__(cls, *args, device=None, dtype=None):
@@ -274,6 +278,16 @@ class Tensor:
     def data_ptr(self):
         return self._array_address(self._data)
 
+    def const_data_ptr(self):
+        """``data_ptr()`` (gputorch does not tell read-only from writable access)."""
+        return self.data_ptr()
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from outermost to innermost in memory: sorted by decreasing stride (ties keep
+        their order)."""
+        strides = self.stride()
+        return tuple(sorted(range(len(strides)), key=lambda d: -strides[d]))
+
     def is_contiguous(self, memory_format=None):
         return bool(self._data.flags.c_contiguous)
 
@@ -282,6 +296,75 @@ class Tensor:
 
     def is_signed(self):
         return self._dtype.is_signed
+
+    def as_subclass(self, cls):
+        """This tensor seen as an instance of the Tensor subclass ``cls``: the same data, version
+        counter and place in the autograd graph."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        alias = self.view_as(self)
+        alias.__class__ = cls
+        return alias
+
+    def is_distributed(self):
+        """False: a tensor is not a distributed (sharded) tensor."""
+        return False
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """The dense tensor: ``self`` (in ``dtype`` when given), every gputorch tensor being dense."""
+        return self if dtype is None else self.to(dtype)
+
+    def reinforce(self, reward):
+        raise RuntimeError("reinforce() was removed.\nUse torch.distributions instead.\n"
+                           "See https://pytorch.org/docs/main/distributions.html")
+
+    def is_inference(self):
+        """Whether this is an inference tensor: never in gputorch, whose ``inference_mode`` works as
+        ``no_grad`` and makes ordinary tensors (README, "Known differences")."""
+        return False
+
+    @property
+    def grad_dtype(self):
+        """The dtype incoming gradients of this leaf are cast to before ``.grad`` accumulates them:
+        the tensor's own dtype unless set; None accepts any dtype. Leaves only."""
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        return self._grad_dtype if self._grad_dtype_set else self._dtype
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        value = None if value is None else _dtype.to_dtype(value)
+        grad = self._grad
+        if grad is not None and value is not None and grad._dtype is not value:
+            raise RuntimeError(f"Cannot set grad_dtype to '{_LEGACY_NAMES[value]}' because there is already a "
+                               f"gradient with dtype '{_C_TYPE_NAMES[grad._dtype.name]}'. Please clear the gradient "
+                               f"(.grad = None) before changing grad_dtype, or ensure the new grad_dtype matches the "
+                               f"existing gradient's dtype.")
+        self._grad_dtype, self._grad_dtype_set = value, True
+
+    @property
+    def layout(self):
+        """``torch.strided``, gputorch's only layout."""
+        return _STRIDED
+
+    @property
+    def name(self):
+        """None: a tensor has no name (PyTorch keeps the attribute for old graph-building code)."""
+        return None
+
+    @property
+    def volatile(self):
+        """Always False: volatile was removed (use ``no_grad``); reading or setting it warns."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                      stacklevel=2)
 
     def type(self, dtype=None, non_blocking=False):
         """Without an argument: the legacy type name ("torch.FloatTensor", "torch.cuda.LongTensor").
@@ -590,3 +673,5 @@ def _grad_edge(t):
 
 
 _LEGACY_NAMES = _dtype._LEGACY_NAMES
+_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+                 "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}

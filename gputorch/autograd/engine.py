@@ -427,6 +427,10 @@ def _accumulate(variable, g, create_graph, owned=False):
         return
     if g._device is not variable._device:
         g = g.to(variable._device)
+    target = variable._grad_dtype if variable._grad_dtype_set else variable._dtype
+    if target is not None and g._dtype is not target:   # PyTorch casts a leaf's gradient to its grad_dtype
+        g = g.to(target)
+        owned = True
     old = variable._grad
     if old is None:
         if create_graph:

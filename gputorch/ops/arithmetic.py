@@ -13,7 +13,8 @@ from .registry import reflected, tensor_method
 
 __all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide",
            "floor_divide", "remainder", "fmod", "pow", "neg", "negative", "abs", "absolute",
-           "reciprocal", "square", "float_power", "positive"]
+           "reciprocal", "square", "float_power", "positive", "neg_", "negative_", "abs_", "reciprocal_",
+           "square_"]
 
 
 
@@ -515,6 +516,9 @@ def neg_(self):
     return apply_inplace(NegBackward0, self)
 
 
+negative_ = neg_
+
+
 @tensor_method("abs_", "absolute_")
 def abs_(self):
     return apply_inplace(AbsBackward0, self)
@@ -523,6 +527,31 @@ def abs_(self):
 @tensor_method("reciprocal_")
 def reciprocal_(self):
     return apply_inplace(ReciprocalBackward0, self)
+
+
+@tensor_method("square_")
+def square_(self):
+    """In-place ``self ** 2``."""
+    return apply_inplace(PowBackward0, self, 2)
+
+
+@tensor_method("fmod_")
+def fmod_(self, other):
+    """In-place C-style modulus (the sign of ``self``)."""
+    check_operand("fmod_", other)
+    return apply_inplace(FmodBackward0, self, other)
+
+
+@tensor_method("float_power_")
+def float_power_(self, exponent):
+    """In-place ``self ** exponent`` in double precision: ``self`` must be float64, as in PyTorch."""
+    if self._dtype is not _dtype.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_dtype._LEGACY_NAMES[self._dtype]} but the "
+                           f"operation's result requires dtype Double")
+    check_operand("float_power_", exponent, "exponent")
+    if isinstance(exponent, Tensor):
+        return apply_inplace(PowBackward1, self, exponent.to(_dtype.float64))
+    return apply_inplace(PowBackward0, self, float(exponent))
 
 
 tensor_method("__rsub__")(reflected(sub))

@@ -14,7 +14,7 @@ from ._common import quiet_errors, xp_of
 from ._reducing import dtype_word, write_results
 from .registry import tensor_method
 
-__all__ = ["bincount", "bucketize", "searchsorted", "histc", "histogram"]
+__all__ = ["bincount", "bucketize", "searchsorted", "histc", "histogram", "histogramdd"]
 
 _FLOAT32 = np.dtype(np.float32)
 
@@ -343,3 +343,104 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
     result = return_types.histogram(hist, bin_edges)
     return result if out is None else write_results(result, out)
 
+
+
+class HistogramddBackward(Node):
+    """``(hist, *bin_edges)``: sums of ``weight`` (or counts) of the points (rows of ``a``, one
+    coordinate per dim) in the cells of the grid of ``edges``. Records a node, but has no
+    derivative."""
+
+    def forward(ctx, a, weight, density, modes, *edges):
+        xp = xp_of(a)
+        points = a._data.reshape(-1, a._data.shape[-1])
+        shape = tuple(e._data.shape[0] - 1 for e in edges)
+        cell = xp.zeros(points.shape[0], dtype=xp.int64)
+        inside = xp.ones(points.shape[0], dtype=bool)
+        for d, (e, mode) in enumerate(zip(edges, modes)):
+            pos, keep = _bins_of(xp, points[:, d], e._data, mode)
+            full = xp.zeros(points.shape[0], dtype=xp.int64)
+            full[keep] = pos
+            inside &= keep
+            cell = cell * shape[d] + full
+        size = 1
+        for n in shape:
+            size *= n
+        hist = xp.zeros(size, dtype=points.dtype)
+        if weight is None:
+            hist += xp.bincount(cell[inside], minlength=size)[:size].astype(points.dtype)
+        else:
+            xp.add.at(hist, cell[inside], weight._data.reshape(-1)[inside])
+        hist = hist.reshape(shape)
+        if density:
+            volume = xp.ones(shape, dtype=points.dtype)
+            for d, e in enumerate(edges):
+                widths = e._data[1:] - e._data[:-1]
+                volume = volume * widths.reshape((1,) * d + (-1,) + (1,) * (len(shape) - d - 1))
+            hist = hist / hist.sum() / volume
+        return (hist,) + tuple(e._data.copy() for e in edges)
+
+    def backward(ctx, *grads):
+        raise RuntimeError("derivative for aten::histogramdd is not implemented")
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa: A002 - PyTorch's names
+    """``(hist, bin_edges)`` of the points ``input`` (..., D) (one coordinate per dim): ``bins`` is
+    a count for every dim, one count per dim, or one tensor of ascending edges per dim; ``range``
+    the flat ``[min_0, max_0, min_1, max_1, ...]`` of equal-bin dims (default: the data's range).
+    ``weight`` (``input.shape[:-1]``) gives each point's weight; ``density`` scales to unit volume.
+    Float32/64 only."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"histogramdd(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    _check_float("histogramdd", input, half=False)
+    dims = input._data.shape[-1]
+    points = input._data.reshape(-1, dims)
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    bins = list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
+                           f"elements, but got {len(range)}")
+    if weight is not None and weight._data.shape != input._data.shape[:-1]:
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(points.shape)} and weight with shape {list(weight._data.shape)}")
+    edges, modes = [], []
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            if b._data.ndim != 1:
+                raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
+                                   f"{b._data.ndim} dimensions in the bins tensor for dimension {d}")
+            if b._dtype is not input._dtype:
+                raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                                   f"but got input with dtype {input._dtype.name} and bins for dimension {d} with "
+                                   f"dtype {b._dtype.name}")
+            if b._data.shape[0] < 2:
+                raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b._data.shape[0] - 1} for "
+                                   f"dimension {d}")
+            edges.append(b)
+            modes.append("search")
+            continue
+        if b <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}")
+        if range is not None:
+            lo, hi = float(range[2 * d]), float(range[2 * d + 1])
+        else:
+            lo, hi = _data_range(points[:, d]) if points.shape[0] else (0.0, 1.0)
+        if lo > hi:
+            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(lo)} max "
+                               f"{_fmt(hi)} for dimension {d}")
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_fmt(lo, 'nan')}, {_fmt(hi, 'nan')}] "
+                               "is not finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges.append(_equal_edges(input, b, lo, hi))
+        modes.append("local")
+    hist, *bin_edges = apply(HistogramddBackward, input, weight, bool(density), tuple(modes), *edges)
+    # given edges come back outside the graph (as in PyTorch); computed ones are outputs of the node
+    bin_edges = [e.detach() if mode == "search" else e for e, mode in zip(bin_edges, modes)]
+    return return_types.histogramdd(hist, tuple(bin_edges))

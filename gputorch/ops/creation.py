@@ -21,7 +21,7 @@ from .registry import tensor_method
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "empty_strided",
-           "arange", "linspace", "logspace", "eye"]
+           "arange", "linspace", "logspace", "eye", "scalar_tensor", "frombuffer"]
 
 _PY_SCALARS = frozenset((bool, int, float))
 
@@ -407,6 +407,47 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if dtype is not None:
         fill_value = stored_scalar(fill_value, _dtype.to_dtype(dtype))
     return _factory(fill_value, _sizes((size,)), dtype, device, requires_grad, out)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=None):
+    """A 0-d tensor holding the number ``s``, in the default float dtype unless ``dtype`` is given
+    (an int or a bool makes a float tensor too, unlike ``full``)."""
+    if isinstance(s, Tensor) or not isinstance(s, numbers.Number):
+        raise TypeError(f"scalar_tensor(): argument 's' (position 1) must be Number, not {type(s).__name__}")
+    return full((), s, dtype=_dtype.get_default_dtype() if dtype is None else dtype, device=device,
+                requires_grad=requires_grad)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d CPU tensor sharing memory with ``buffer`` (any object of the buffer protocol): ``count``
+    elements of ``dtype`` (-1: all) from byte ``offset``. A read-only buffer gives a tensor that
+    must not be written (PyTorch's warning)."""
+    dt = _dtype.to_dtype(dtype)
+    size = memoryview(buffer).nbytes
+    item = dt.itemsize
+    if count == 0 or size == 0:
+        raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= size:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({size} "
+                         f"bytes) minus 1")
+    if count < 0:
+        if (size - offset) % item:
+            raise ValueError(f"buffer length ({size - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                             f"of element size ({item})")
+        count = (size - offset) // item
+    elif offset + count * item > size:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({size} bytes)")
+    arr = np.frombuffer(buffer, dtype=dt.np, count=count, offset=offset)
+    if not arr.flags.writeable:
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to "
+                      "a tensor.", stacklevel=2)
+    result = Tensor._make(arr, Device("cpu"), dt)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
 
 
 def _like(fill, input, dtype, device, requires_grad):

@@ -12,7 +12,7 @@ from ._common import quiet_errors, xp_of
 from ._reducing import check_nonempty_dims, const, keep_reduced, normalize_dims, wrap_dim, write_results
 from .registry import tensor_method
 
-__all__ = ["max", "min", "amax", "amin", "argmax", "argmin"]
+__all__ = ["max", "min", "amax", "amin", "aminmax", "argmax", "argmin"]
 
 
 def _tie_share(x, out, dims, nan_ties):
@@ -193,6 +193,32 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     _check_amax("amin", input, dims)
     result = apply(AminBackward0, input, dims, keepdim)
     return result if out is None else write_results(result, out)
+
+
+@tensor_method("aminmax")
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """``(min, max)`` over ``dim`` (an int; None: all elements, kept as size-1 dims with
+    ``keepdim``), a named tuple; each part's gradient is amin's / amax's (ties share it)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"aminmax(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        if input._data.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                               "no identity.")
+        dims = ()
+    else:
+        d = input._wrap_dim(dim)
+        if input._data.ndim:
+            check_nonempty_dims("aminmax", input, (d,))
+        dims = d
+    if dim is None and keepdim:
+        low, high = amin(input), amax(input)
+        shape = (1,) * input._data.ndim
+        low, high = low.reshape(shape), high.reshape(shape)
+    else:
+        low, high = amin(input, dims, keepdim), amax(input, dims, keepdim)
+    result = return_types.aminmax(low, high)
+    return result if out is None else return_types.aminmax(*write_results(result, out))
 
 
 class ArgExtreme(Node):

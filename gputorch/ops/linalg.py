@@ -15,7 +15,8 @@ from .einsum import einsum, tensordot
 from .matmul import check_bmm, bmm, dot, ger, inner, matmul, mm, mv, outer, vdot
 from .matrix_inverse import det, inverse
 from .matrix_structure import cross, diag, diag_embed, kron, trace
-from .linalg_legacy import cholesky, qr, slogdet, svd
+from .householder import geqrf, ormqr
+from .linalg_legacy import cholesky, lu_solve, lu_unpack, orgqr, qr, slogdet, svd
 from .linalg_powers import matrix_exp, matrix_power
 from .linalg_spectral import logdet, pinverse
 from .linalg_triangular import cholesky_inverse, cholesky_solve
@@ -24,7 +25,8 @@ from .registry import tensor_method
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "baddbmm", "addbmm", "addr", "einsum", "tensordot", "trace", "diag", "diag_embed", "kron",
            "cross", "det", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd", "slogdet",
-           "logdet", "pinverse", "matrix_exp", "matrix_power"]
+           "logdet", "pinverse", "matrix_exp", "matrix_power", "addmv_", "lu_solve", "lu_unpack", "orgqr",
+           "geqrf", "ormqr"]
 
 
 # ---------------------------------------------------------------- beta * input + alpha * product

@@ -2,7 +2,9 @@
 ``linalg.householder_product``, ``linalg.tensorinv``, ``linalg.tensorsolve`` (composites of
 differentiable ops, so their gradients come for free).
 """
+from .._dispatch import apply
 from .._tensor import Tensor
+from ..autograd.node import Node
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from .matrix_inverse import inv, solve
 
@@ -61,7 +63,20 @@ def householder_product(A, tau, *, out=None):
     for i in range(k - 1, -1, -1):
         v = reflectors[..., :, i:i + 1]
         q = q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (mT(v) @ q))
+    if k == 0 or not A._data.size:   # no reflector: the identity, in the graph of A and tau, passing no gradient
+        q = apply(LinalgHouseholderProductBackward0, A, tau, q)
     return write_out(q, out)
+
+
+class LinalgHouseholderProductBackward0(Node):
+    """The product of no reflectors (``tau`` empty): the given identity columns, recorded as
+    PyTorch records it (the result requires grad; ``A`` and ``tau`` get no gradient)."""
+
+    def forward(ctx, A, tau, identity):
+        return identity._data
+
+    def backward(ctx, grad):
+        return None, None, None
 
 
 def tensorinv(A, ind=2, *, out=None):

@@ -63,6 +63,16 @@ def permutation_of(xp, pivots, m):
     return perm.reshape(batch + (m,))
 
 
+def permutation_matrix(pivots, m, like):
+    """The (..., m, m) permutation matrix ``P`` of the row swaps ``pivots`` (``A = P L U``), in the
+    dtype and on the device of ``like``."""
+    xp = xp_of(like)
+    perm = permutation_of(xp, pivots._data, m)
+    P = xp.zeros(pivots._data.shape[:-1] + (m, m), dtype=like._data.dtype)
+    xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
+    return Tensor._make(P, like._device)
+
+
 def _unpack(lu, m, n):
     k = min(m, n)
     from .creation import eye
@@ -186,11 +196,7 @@ def lu(A, *, pivot=True, out=None):
     lu_t, pivots, _ = lu_factor_ex(A)
     m, n = A._data.shape[-2:]
     L, U = _unpack(lu_t, m, n)
-    xp = xp_of(A)
-    perm = permutation_of(xp, pivots._data, m)
-    P = xp.zeros(A._data.shape[:-2] + (m, m), dtype=A._data.dtype)
-    xp.put_along_axis(P, perm[..., None, :], 1, axis=-2)
-    P = Tensor._make(P, A._device)
+    P = permutation_matrix(pivots, m, A)
     if out is not None:
         for src, dst in zip((P, L, U), out):
             write_out(src, dst)

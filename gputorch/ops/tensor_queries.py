@@ -1,10 +1,12 @@
 """Questions about a tensor that PyTorch also asks as functions: ``is_tensor``, ``numel``,
-``is_floating_point``, ``is_complex``, ``is_nonzero``."""
+``is_floating_point``, ``is_complex``, ``is_nonzero``, ``is_signed``, ``is_inference``,
+``get_device``; and the function forms of ``detach``/``detach_``."""
 from .._tensor import Tensor
 from ._common import require_tensor
 from .registry import tensor_method
 
-__all__ = ["is_tensor", "numel", "is_floating_point", "is_complex", "is_nonzero"]
+__all__ = ["is_tensor", "numel", "is_floating_point", "is_complex", "is_nonzero", "is_signed", "is_inference",
+           "get_device", "detach", "detach_"]
 
 
 def is_tensor(obj):
@@ -41,3 +43,33 @@ def is_nonzero(input):
     if n > 1:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
     return bool(input.item() != 0)
+
+
+def is_signed(input):
+    """Whether ``input``'s dtype holds negative values (False for bool and uint8)."""
+    require_tensor("is_signed", input)
+    return input.is_signed()
+
+
+def is_inference(input):
+    """Whether ``input`` is an inference tensor (never, in gputorch: see ``Tensor.is_inference``)."""
+    require_tensor("is_inference", input)
+    return input.is_inference()
+
+
+def get_device(input):
+    """The CUDA device index holding ``input``; -1 on the CPU."""
+    require_tensor("get_device", input)
+    return input.get_device()
+
+
+def detach(input):
+    """``input.detach()``: the same data, outside the graph."""
+    require_tensor("detach", input)
+    return input.detach()
+
+
+def detach_(input):
+    """``input.detach_()``: takes ``input`` itself out of the graph."""
+    require_tensor("detach_", input)
+    return input.detach_()

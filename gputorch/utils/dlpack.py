@@ -18,10 +18,11 @@ _CUDA_DEVICES = (2, 13)      # kDLCUDA, kDLCUDAManaged
 
 
 def to_dlpack(tensor):
-    """A DLPack capsule sharing ``tensor``'s memory (consumed once by a ``from_dlpack``)."""
+    """A DLPack capsule sharing ``tensor``'s memory (consumed once by a ``from_dlpack``); a tensor
+    that requires grad is exported too, as PyTorch's ``to_dlpack`` does."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack expects a Tensor, got {type(tensor).__name__}")
-    return tensor.__dlpack__()
+    return tensor.detach().__dlpack__()   # (the protocol method refuses tensors that require grad; this does not)
 
 
 def from_dlpack(ext_tensor):

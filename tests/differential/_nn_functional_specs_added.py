@@ -1,6 +1,7 @@
 """Argument generators for the ``nn.functional`` names added with the 3-d layers, fold/unfold,
-pixel and channel shuffles, unpooling, LP pooling, local response norm, embedding bags and the
-margin, triplet and CTC losses (``sig(b) -> (args, kwargs)``, as in :mod:`_nn_functional_specs`)."""
+pixel and channel shuffles, unpooling, LP pooling, local response norm, embedding bags, the
+margin, triplet and CTC losses, the spatial transformers (affine_grid, grid_sample) and
+gumbel_softmax (``sig(b) -> (args, kwargs)``, as in :mod:`_nn_functional_specs`)."""
 from ._nn_functional_specs import _class_problem, _pool_input, adaptive_pool, avg_pool, conv, float_dtype, max_pool
 from ._nn_functional_specs import reduction_kw
 from ._specs_common import _kw, bool_src
@@ -133,6 +134,62 @@ def ctc_loss(b):
     return [f"{logits}.log_softmax(2)", target, repr((steps,) * batch), repr((length,) * batch)], kwargs
 
 
+def affine_grid(b):
+    dtype = b.choice(["float32", "float64"]) if b.chance(0.95) else "int64"
+    n = b.int_in(1, 2)
+    spatial = tuple(b.int_in(1, 4) for _ in range(b.choice([2, 2, 3])))
+    k = len(spatial)
+    theta = b.tensor((n, k, k + 1) if b.chance(0.95) else (n, k + 1, k + 1), dtype)
+    return [theta, repr((n, b.int_in(1, 3)) + spatial)], {"align_corners": bool_src(b)}
+
+
+def grid_sample(b):
+    dtype = b.choice(["float32", "float64"])
+    k = b.choice([2, 2, 3])
+    n, c = b.int_in(1, 2), b.int_in(1, 2)
+    x = b.tensor((n, c) + tuple(b.int_in(1, 4) for _ in range(k)), dtype)
+    out = tuple(b.int_in(1, 3) for _ in range(k))
+    grid = b.tensor((n,) + out + (k,), dtype, values=b.rng.uniform(-1.3, 1.3, (n,) + out + (k,)).round(2))
+    kwargs = {"mode": b.choice(["'bilinear'", "'nearest'"]),
+              "padding_mode": b.choice(["'zeros'", "'border'", "'reflection'"]), "align_corners": bool_src(b)}
+    return [x, grid], kwargs
+
+
+def _fractional_geometry(b, dims):
+    sizes = tuple(b.int_in(3, 6) for _ in range(dims))
+    kernel = tuple(b.int_in(1, 2) for _ in range(dims))
+    room = 2 if dims == 2 else 1    # the 3-d form also refuses windows reaching the last input exactly
+    out = tuple(b.int_in(1, s - k + room) for s, k in zip(sizes, kernel))
+    return sizes, kernel, out
+
+
+def fractional_max_pool(dims, with_indices=False):
+    """Always with ``_random_samples`` (the pooling places are otherwise random)."""
+    def sig(b):
+        sizes, kernel, out = _fractional_geometry(b, dims)
+        batch, channels = b.int_in(1, 2), b.int_in(1, 2)
+        dtype = b.choice(["float32", "float64"])
+        x = b.tensor((batch, channels) + sizes, dtype)
+        samples = b.tensor((batch, channels, dims), dtype, grad=False,
+                           values=b.rng.uniform(0, 1, (batch, channels, dims)).round(3))
+        kernel_src = repr(kernel) if b.chance(0.5) or len(set(kernel)) > 1 else str(kernel[0])
+        kwargs = {"_random_samples": samples}
+        if b.chance(0.7):
+            kwargs["output_size"] = repr(out)
+        else:
+            kwargs["output_ratio"] = repr(tuple(round(float(b.rng.uniform(0.3, 0.9)), 2) for _ in range(dims)))
+        if not with_indices and b.chance(0.4):
+            kwargs["return_indices"] = "True"
+        return [x, kernel_src], kwargs
+    return sig
+
+
+def gumbel_softmax(b):
+    x = b.tensor(min_ndim=1, max_ndim=3, dtype=b.choice(["float32", "float64"]))
+    return [x], _kw(tau=b.choice(["0.5", "1", None]), hard=bool_src(b) if b.chance(0.5) else None,
+                    dim=str(b.dim(len(b.shapes[x]), allow_bad=False)) if b.chance(0.5) else None)
+
+
 FUNCTIONAL_ADDED = {
     "conv3d": conv(3), "conv_transpose3d": conv(3, True),
     "max_pool3d": max_pool(3), "max_pool3d_with_indices": max_pool(3, True), "avg_pool3d": avg_pool(3),
@@ -145,6 +202,10 @@ FUNCTIONAL_ADDED = {
     "unfold": unfold, "fold": fold, "local_response_norm": local_response_norm,
     "triplet_margin_loss": triplet_margin_loss, "multi_margin_loss": multi_margin_loss,
     "multilabel_margin_loss": multilabel_margin_loss, "embedding_bag": embedding_bag, "ctc_loss": ctc_loss,
+    "affine_grid": affine_grid, "grid_sample": grid_sample, "gumbel_softmax": gumbel_softmax,
+    "fractional_max_pool2d": fractional_max_pool(2), "fractional_max_pool3d": fractional_max_pool(3),
+    "fractional_max_pool2d_with_indices": fractional_max_pool(2, True),
+    "fractional_max_pool3d_with_indices": fractional_max_pool(3, True),
 }
 
 NOT_COVERED_ADDED = {

@@ -205,6 +205,20 @@ def upsample_module(kind):
     return body
 
 
+def fractional_max_pool_module(dims):
+    """With fixed ``_random_samples`` (a buffer of the module, converted with it)."""
+    def body(b):
+        from ._nn_functional_specs_added import _fractional_geometry
+        sizes, kernel, out = _fractional_geometry(b, dims)
+        batch, channels = b.int_in(1, 2), b.int_in(1, 2)
+        samples = b.rng.uniform(0, 1, (batch, channels, dims)).round(3).tolist()
+        size = f"output_size={out!r}" if b.chance(0.7) else f"output_ratio={round(float(b.rng.uniform(0.3, 0.9)), 2)}"
+        m = _module(b, f"FractionalMaxPool{dims}d({kernel!r}, {size}, return_indices={bool_src(b)}, "
+                       f"_random_samples=T.tensor({samples}))")
+        return f"{m}({b.tensor((batch, channels) + sizes, _dtype_of_last_module(b))})"
+    return body
+
+
 MODULES = {
     "BatchNorm3d": norm_module("BatchNorm3d"), "InstanceNorm1d": norm_module("InstanceNorm1d"),
     "InstanceNorm2d": norm_module("InstanceNorm2d"), "InstanceNorm3d": norm_module("InstanceNorm3d"),
@@ -220,4 +234,5 @@ MODULES = {
     "MultiheadAttention": multihead_attention, "TransformerEncoderLayer": transformer_encoder_layer,
     "BatchNorm1d": norm_module("BatchNorm1d"), "BatchNorm2d": norm_module("BatchNorm2d"),
     "LayerNorm": layer_norm_module, "GroupNorm": group_norm_module, "Embedding": embedding_module,
+    "FractionalMaxPool2d": fractional_max_pool_module(2), "FractionalMaxPool3d": fractional_max_pool_module(3),
 }

@@ -14,6 +14,8 @@ from . import _specs_math as math_specs
 from . import _specs_added as added_specs
 from . import _specs_complex as complex_specs
 from . import _specs_sparse as sparse_specs
+from . import _specs_aten_functional as aten_functional_specs
+from . import _specs_public_api as public_api_specs
 from . import _specs_sets as set_specs
 from . import _specs_surface as surface_specs
 from ._nn_functional_specs import FUNCTIONAL as _NN_FUNCTIONAL
@@ -118,6 +120,8 @@ EXPLICIT = {
     "bernoulli_": creation_specs.random_inplace(lambda b: [b.choice(["0.5", "0.2"])]),
     **set_specs.SPECS, **added_specs.SPECS, **surface_specs.EXPLICIT_ADDITIONS, **complex_specs.EXPLICIT,
     **sparse_specs.EXPLICIT,
+    **aten_functional_specs.SPECS,
+    **public_api_specs.SPECS,
 }
 # The copying variants of views (``permute_copy``...) and the unchecked splits take their view's arguments.
 for _copy, _view in {"as_strided_copy": "as_strided", "expand_copy": "expand", "narrow_copy": "narrow",
@@ -133,6 +137,7 @@ for _name in ("pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_cha
 
 # Ops whose values are random (or uninitialised): compare types, dtypes and shapes only.
 RANDOM_OPS = {"poisson", "resize_as_", "resize_", "bernoulli", "bernoulli_", "multinomial", "normal", "normal_", "uniform_", "cauchy_",
+              "binomial", "gumbel_softmax", "svd_lowrank", "pca_lowrank", "lobpcg",
               "exponential_", "geometric_", "log_normal_", "random_", "rand", "randn", "randint",
               "randperm", "rand_like", "randn_like", "randint_like", "empty", "empty_like",
               "new_empty", "empty_strided", "new_empty_strided"}

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import gputorch
-from tests._helpers import assert_close
+from tests._helpers import assert_close, to_numpy
 
 NAN, INF = float("nan"), float("inf")
 
@@ -186,3 +186,37 @@ def test_histograms_record_no_derivative(device):
     assert hist.requires_grad and edges.requires_grad
     with pytest.raises(RuntimeError, match="derivative for aten::histogram is not implemented"):
         hist.sum().backward()
+
+
+def test_histogramdd_matches_torch(device):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    points = rng.standard_normal((40, 3)).round(2)
+    weights = rng.uniform(0, 2, 40)
+    cases = [((4, 3, 5), {"weight": True, "density": True}), (5, {"range": [-1.0, 1.0, -2.0, 0.0, 0.0, 3.0]}),
+             ("edges", {}), (2, {})]
+    for bins, kwargs in cases:
+        ours_kw, theirs_kw = dict(kwargs), dict(kwargs)
+        if kwargs.get("weight"):
+            ours_kw["weight"] = gputorch.tensor(weights, device=device)
+            theirs_kw["weight"] = torch.tensor(weights)
+        if bins == "edges":
+            edges = [[-1.0, 0.0, 0.5, 2.0], [-3.0, 3.0], [-0.5, 0.0, 0.5]]
+            ours_bins = [gputorch.tensor(e, dtype=gputorch.float64, device=device) for e in edges]
+            theirs_bins = [torch.tensor(e, dtype=torch.float64) for e in edges]
+        else:
+            ours_bins = theirs_bins = bins
+        ours = gputorch.histogramdd(gputorch.tensor(points, device=device), ours_bins, **ours_kw)
+        theirs = torch.histogramdd(torch.tensor(points), theirs_bins, **theirs_kw)
+        assert type(ours).__name__ == "histogramdd" and isinstance(ours.bin_edges, tuple)
+        np.testing.assert_allclose(to_numpy(ours.hist), theirs.hist.numpy(), rtol=1e-12)
+        for a, e in zip(ours.bin_edges, theirs.bin_edges):
+            np.testing.assert_allclose(to_numpy(a), e.numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        gputorch.histogramdd(gputorch.ones(3, device=device), 2)
+    with pytest.raises(RuntimeError, match="size of bins must be equal to the innermost dimension"):
+        gputorch.histogramdd(gputorch.ones(3, 2, device=device), [2])
+    with pytest.raises(RuntimeError, match="range should have 4 elements, but got 2"):
+        gputorch.histogramdd(gputorch.ones(3, 2, device=device), 2, range=[0.0, 1.0])
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        gputorch.histogramdd(gputorch.ones(3, 2, dtype=gputorch.int64, device=device), 2)

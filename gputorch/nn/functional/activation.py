@@ -533,9 +533,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     from ...ops.creation import empty_like, full_like
     if training:
         slopes = empty_like(input).uniform_(lower, upper)
-    else:
+        noise = where(input <= 0, slopes, 1.0)
+    else:   # PyTorch's evaluation mode is leaky_relu's: a NaN input takes the slope in backward
         slopes = full_like(input, (lower + upper) / 2)
-    noise = where(input <= 0, slopes, 1.0)
+        noise = where(input > 0, 1.0, slopes)
     if inplace:
         return apply_inplace(RreluWithNoiseBackward0, input, noise)
     return apply(RreluWithNoiseBackward0, input, noise)
@@ -750,3 +751,6 @@ def _tensor_log_softmax(self, dim, dtype=None):
 
 Tensor.softmax = _tensor_softmax
 Tensor.log_softmax = _tensor_log_softmax
+# hardshrink and prelu are Tensor methods as they are (registered after the op table was attached)
+Tensor.hardshrink = tensor_method("hardshrink")(hardshrink)
+Tensor.prelu = tensor_method("prelu")(prelu)

@@ -16,6 +16,7 @@ when a graph of the backward is recorded (``create_graph=True``), with different
 that recompute the gates (as PyTorch does), so double backward works.
 """
 from ..._dispatch import apply
+from ..._tensor import Tensor
 from ...autograd import grad_mode
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
@@ -314,3 +315,61 @@ def packed_recurrent_layer(mode, data, batch_sizes, state, w_ih, w_hh, b_ih=None
     finished.append(state)
     final = tuple(cat([part[k] for part in reversed(finished)], 0) for k in range(len(state)))
     return cat(outputs, 0), final
+
+
+# ------------------------------------------------------------------------ every layer and direction
+def run_layers(mode, input, states, weights, *, has_biases, num_layers, dropout, train, bidirectional,
+               batch_first=False, batch_sizes=None):
+    """Run a stack of recurrent layers: ``input`` time-major ``(T, N, in)`` (``(N, T, in)`` with
+    ``batch_first``), or the 2-d data of a packed sequence with its ``batch_sizes`` list.
+
+    ``states`` is the tuple of initial states (``(h,)``, or ``(h, c)`` for an LSTM), each
+    ``(num_layers * directions, N, size)``; ``weights`` the flat list of PyTorch's order: per
+    layer and direction ``w_ih, w_hh``, then ``b_ih, b_hh`` when ``has_biases``, then ``w_hr``
+    for an LSTM with projections (told by the length of the list). Dropout (training only) acts
+    on the input of every layer but the first. Returns the output and the tuple of final states.
+    """
+    directions = 2 if bidirectional else 1
+    count = num_layers * directions
+    per = 2 + (2 if has_biases else 0)
+    if len(weights) == count * (per + 1) and mode == "LSTM":
+        per += 1
+    elif len(weights) != count * per:
+        raise RuntimeError(f"the number of weights does not match: expected {count * per} tensors for {num_layers} "
+                           f"layer(s) and {directions} direction(s), got {len(weights)}")
+    proj = per in (3, 5)
+    dropout = dropout if train else 0.0
+    swap_batch_time = batch_first and batch_sizes is None   # packed data is time-major already
+    layer_input = input.transpose(0, 1) if swap_batch_time else input
+    initial = [s.unbind(0) for s in states]
+    finals = [[] for _ in states]
+    for layer in range(num_layers):
+        if layer > 0 and dropout > 0:
+            from .dropout import dropout as _dropout
+            layer_input = _dropout(layer_input, dropout, True)
+        outputs = []
+        for direction in range(directions):
+            idx = layer * directions + direction
+            w = weights[idx * per:(idx + 1) * per]
+            b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
+            w_hr = w[-1] if proj else None
+            start = tuple(s[idx] for s in initial)
+            if batch_sizes is None:
+                out, end = recurrent_layer(mode, layer_input, start, w[0], w[1], b_ih, b_hh, w_hr,
+                                           reverse=direction == 1)
+            else:
+                out, end = packed_recurrent_layer(mode, layer_input, batch_sizes, start, w[0], w[1], b_ih, b_hh,
+                                                  w_hr, reverse=direction == 1)
+            outputs.append(out)
+            for k, e in enumerate(end):
+                finals[k].append(e)
+        layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
+    output = layer_input.transpose(0, 1) if swap_batch_time else layer_input
+    return output, tuple(stack(f, 0) for f in finals)
+
+
+def batch_size_list(batch_sizes):
+    """A packed sequence's ``batch_sizes`` (a tensor or a sequence) as a list of ints."""
+    if isinstance(batch_sizes, Tensor):
+        return [int(v) for v in batch_sizes.tolist()]
+    return [int(v) for v in batch_sizes]

@@ -1,5 +1,5 @@
 """Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
-MaxUnpool1d/2d/3d, LPPool1d/2d/3d.
+MaxUnpool1d/2d/3d, LPPool1d/2d/3d, FractionalMaxPool2d/3d.
 
 Thin modules over ``nn.functional``'s pooling ops; they hold the arguments, print them like
 PyTorch, and name the layer and the expected input shape when the input is wrong.
@@ -10,7 +10,8 @@ from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d"]
+           "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "FractionalMaxPool2d",
+           "FractionalMaxPool3d"]
 
 _SHAPE_ERRORS = ("tensor expected for input", "tensor with optional 0 dim batch size", "-dimensional tensor for",
                  "Expected 3D or 4D tensor", "Expected 4D or 5D tensor", "Output size is too small",
@@ -283,3 +284,46 @@ class LPPool2d(_LPPoolNd):
 class LPPool3d(_LPPoolNd):
     """Power-average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
     _functional = staticmethod(F.lp_pool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Max pooling over windows of ``kernel_size`` at pseudo-random places, to ``output_size`` or to
+    ``output_ratio`` (in (0, 1)) of the input size; see :func:`F.fractional_max_pool2d`. A
+    ``_random_samples`` tensor (N, C, dims), kept as a buffer, fixes the places."""
+    _dims = 2
+    _functional = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        super().__init__()
+        dims = self._dims
+
+        def as_tuple(value):
+            return tuple(value) if isinstance(value, (tuple, list)) else (value,) * dims
+        self.kernel_size = as_tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = as_tuple(output_size) if output_size is not None else None
+        self.output_ratio = as_tuple(output_ratio) if output_ratio is not None else None
+        name = type(self).__name__
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return type(self)._functional(input, self.kernel_size, self.output_size, self.output_ratio,
+                                      self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
+    _dims = 2
+    _functional = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling over ``(N, C, T, H, W)`` or ``(C, T, H, W)``."""
+    _dims = 3
+    _functional = staticmethod(F.fractional_max_pool3d)

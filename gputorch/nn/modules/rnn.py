@@ -19,8 +19,6 @@ import warnings
 
 from ..._tensor import Tensor
 from ...ops.creation import empty, zeros
-from ...ops.shape import cat, stack
-from .. import functional as F
 from .. import init
 from ..functional import recurrent as R
 from ..parameter import Parameter
@@ -203,40 +201,10 @@ class RNNBase(Module):
         2-D data of a packed sequence with its ``batch_sizes`` list) from the initial ``states``
         (a tuple of ``(layers * directions, batch, size)`` tensors).
         Returns the output and the tuple of final states."""
-        params = self._parameters
-        names = self._all_weights
-        mode = self.mode
-        bias = self.bias
-        proj = self.proj_size > 0
-        directions = 2 if self.bidirectional else 1
-        dropout = self.dropout if self.training else 0.0
-        swap_batch_time = self.batch_first and batch_sizes is None  # packed data is time-major already
-        layer_input = input.transpose(0, 1) if swap_batch_time else input
-        initial = [s.unbind(0) for s in states]
-        finals = [[] for _ in states]
-        for layer in range(self.num_layers):
-            if layer > 0 and dropout > 0:
-                layer_input = F.dropout(layer_input, dropout, True)
-            outputs = []
-            for direction in range(directions):
-                idx = layer * directions + direction
-                w = [params[n] for n in names[idx]]
-                w_ih, w_hh = w[0], w[1]
-                b_ih, b_hh = (w[2], w[3]) if bias else (None, None)
-                w_hr = w[-1] if proj else None
-                start = tuple(s[idx] for s in initial)
-                if batch_sizes is None:
-                    out, end = R.recurrent_layer(mode, layer_input, start, w_ih, w_hh, b_ih, b_hh, w_hr,
-                                                 reverse=direction == 1)
-                else:
-                    out, end = R.packed_recurrent_layer(mode, layer_input, batch_sizes, start, w_ih, w_hh, b_ih,
-                                                        b_hh, w_hr, reverse=direction == 1)
-                outputs.append(out)
-                for k, e in enumerate(end):
-                    finals[k].append(e)
-            layer_input = outputs[0] if directions == 1 else cat(outputs, -1)
-        output = layer_input.transpose(0, 1) if swap_batch_time else layer_input
-        return output, tuple(stack(f, 0) for f in finals)
+        weights = [self._parameters[n] for names in self._all_weights for n in names]
+        return R.run_layers(self.mode, input, states, weights, has_biases=self.bias, num_layers=self.num_layers,
+                            dropout=self.dropout, train=self.training, bidirectional=self.bidirectional,
+                            batch_first=self.batch_first, batch_sizes=batch_sizes)
 
     def _run_packed(self, packed, hx, sizes):
         """Run over a PackedSequence from ``hx`` (in the packed batch's original order; None:

@@ -1,5 +1,5 @@
 """Whole-tensor in-place writes: copy_ (broadcast, converted to this dtype and device), fill_
-(a number or a 0-d tensor) and zero_.
+(a number or a 0-d tensor) and zero_; and ``fill``, the out-of-place form of ``fill_``.
 """
 from ..._dispatch import apply_inplace
 from ..._tensor import Tensor
@@ -101,3 +101,11 @@ def fill_(self, value):
 @tensor_method("zero_")
 def zero_(self):
     return apply_inplace(ZeroBackward0, self)
+
+
+def fill(input, value):
+    """A tensor like ``input`` with every element ``value`` (a number or a 0-d tensor, whose
+    gradient is the sum of the result's); no gradient flows to ``input``."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fill(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return fill_(input.clone(), value)

@@ -177,6 +177,20 @@ def nonzero(input, *, as_tuple=False, out=None):
     return write_out(result, out)
 
 
+@tensor_method("nonzero_static")
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero(input)`` with exactly ``size`` rows: the first ``size`` indices, or all of them
+    followed by rows of ``fill_value`` (a fixed shape, for compiled code)."""
+    if not isinstance(size, int) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)
+    xp = xp_of(input)
+    with _on_device(input):
+        rows = found._data[:size]
+        pad = xp.full((size - rows.shape[0], rows.shape[1]), fill_value, dtype=np.int64)
+        return Tensor._make(xp.concatenate([rows, pad], axis=0), input._device, _dtype.int64)
+
+
 @tensor_method("argwhere")
 def argwhere(input):
     """``nonzero(input)``: an (n, ndim) tensor of the indices of the non-zero elements."""

@@ -1,6 +1,9 @@
 """scatter_reduce / scatter_reduce_: reduce a source into the input at the positions an index
-gives along a dim, with "sum", "prod", "mean", "amax" or "amin" (ties share the gradient).
+gives along a dim, with "sum", "prod", "mean", "amax" or "amin" (ties share the gradient); and
+index_reduce / index_reduce_, the same with one index per slice of the source (a composite of it).
 """
+import warnings
+
 import numpy as np
 
 from ... import _dtype
@@ -14,7 +17,7 @@ from .gather_scatter import _SCATTER_DTYPE, _along_key, _gather_checks, _pad_to,
 from .index_nodes import _indexed
 from .parsing import Index
 
-__all__ = ["scatter_reduce"]
+__all__ = ["scatter_reduce", "index_reduce"]
 
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -30,6 +33,7 @@ class ScatterReduceBackward0(Node):
         part = _src_part(_cast_values(src, a._dtype), idx.shape)
         dt = x.dtype
         ctx.index, ctx.reduce, ctx.include_self = index, reduce, include_self
+        ctx.dim, ctx.idx = dim, idx
         ctx.src_meta, ctx.ishape = (src._data.shape, src._dtype), idx.shape
         ctx.save_for_backward(a, src)
         hit = xp.zeros(x.shape, bool)
@@ -72,8 +76,9 @@ class ScatterReduceBackward0(Node):
             ga = grad / ctx.count
             gs = _indexed(ga, index)
         elif reduce == "prod":
-            ga = grad * result / a
-            gs = _indexed(grad * result, index) / src_part
+            ga = grad * _product_of_sources(a, src, ctx.dim, ctx.idx)
+            gs = _indexed(grad, index) * _product_of_others(a, src_part, _indexed(result, index), index,
+                                                            ctx.include_self)
         else:
             self_tie, src_tie, ties = _ties(a, src_part, result, index, ctx.include_self, grad._dtype)
             share = grad / ties
@@ -84,6 +89,36 @@ class ScatterReduceBackward0(Node):
         if gs is not None:
             gs = _grad_as(_pad_to(gs, shape, ctx.ishape), dt)
         return (ga if need[0] else None), (gs if need[1] else None)
+
+
+def _product_of_sources(a, src, dim, idx):
+    """For prod, the derivative at each position with respect to ``a``: the product of the sources
+    reduced into it (1 where none is), itself a scatter_reduce, so differentiable again."""
+    from ..creation import ones_like
+    index = Tensor._make(idx, a._device, _dtype.int64)
+    return scatter_reduce(ones_like(a), dim, index, src, "prod")
+
+
+def _product_of_others(a, src_part, result_at, index, include_self):
+    """For prod, the derivative of each source's position with respect to it, the product of the
+    other factors there: ``result / src`` where the position has no zero factor; where it has, the
+    product of the nonzero others if the source is its only zero, else 0 (PyTorch's rule; a constant
+    there, so a second derivative through a zero factor is not exact)."""
+    xp = xp_of(a)
+    with _on_device(a):
+        x, s = a._data, src_part._data
+        key = index.post
+        zeros = (x == 0).astype("int64") if include_self else xp.zeros(x.shape, "int64")
+        nonzero_product = xp.where(x == 0, 1, x) if include_self else xp.ones(x.shape, x.dtype)
+        xp.add.at(zeros, key, (s == 0).astype("int64"))
+        xp.multiply.at(nonzero_product, key, xp.where(s == 0, 1, s))
+        z, p = index.take(zeros), index.take(nonzero_product)
+        at_zero = xp.where((s == 0) & (z == 1), p, 0).astype(s.dtype)
+        has_zero = Tensor._make(z > 0, a._device, _dtype.bool)
+        src_is_zero = Tensor._make(s == 0, a._device, _dtype.bool)
+    from ..comparison import where
+    generic = result_at / src_part.masked_fill(src_is_zero, 1)
+    return where(has_zero, Tensor._make(at_zero, a._device, src_part._dtype), generic)
 
 
 def _ties(a, src_part, result, index, include_self, dt):
@@ -132,3 +167,64 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     d, arr = _gather_checks(self, dim, index, "scatter_reduce_", src)
     _check_source_dtype(self, src, _SCATTER_DTYPE)
     return apply_inplace(ScatterReduceBackward0, self, src, d, arr, reduce, include_self)
+
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _slice_index(name, input, dim, index, source, reduce):
+    """``index`` (one entry per slice of ``source`` along ``dim``) spread to ``source``'s shape, as
+    scatter_reduce takes it, after PyTorch's checks of index_reduce's arguments."""
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    for arg, t in (("index", index), ("source", source)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+    legacy = _dtype._LEGACY_NAMES
+    if index._dtype not in (_dtype.int32, _dtype.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {legacy[index._dtype]}")
+    if index._data.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with "
+                         f"type: {legacy[index._dtype]} and size: {list(index._data.shape)}")
+    d = input._wrap_dim(dim)
+    shape, src_shape = input._data.shape, source._data.shape
+    n = index.numel()
+    if src_shape and src_shape[d if d < len(src_shape) else -1] != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({src_shape[d if d < len(src_shape) else -1]}), for dim: {d}")
+    if len(src_shape) != len(shape) or any(a != b for k, (a, b) in enumerate(zip(shape, src_shape)) if k != d):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(shape)} source.shape = {list(src_shape)}")
+    if input._dtype is not source._dtype:
+        raise RuntimeError(f"index_reduce_(): self ({legacy[input._dtype]}) and source ({legacy[source._dtype]}) "
+                           f"must have the same scalar type")
+    size = shape[d] if shape else 1
+    if n and bool(((index._data < 0) | (index._data >= size)).any()):
+        raise IndexError("index out of range in self")
+    warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    if not shape:   # a 0-d input: its one element as a 1-d slice
+        return d, index.to(_dtype.int64).reshape(1)
+    spread = [1] * len(shape)
+    spread[d] = n
+    return d, index.to(_dtype.int64).reshape(spread).expand(src_shape)
+
+
+@tensor_method("index_reduce")
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce slice ``i`` of ``source`` along ``dim`` into slice ``index[i]`` of ``input`` with
+    "prod", "mean", "amax" or "amin" (``include_self``: whether ``input``'s values take part)."""
+    d, spread = _slice_index("index_reduce", input, dim, index, source, reduce)
+    if not input._data.ndim:
+        return scatter_reduce(input.reshape(1), 0, spread, source.reshape(1), reduce,
+                              include_self=include_self).reshape(())
+    return scatter_reduce(input, d, spread, source, reduce, include_self=include_self)
+
+
+@tensor_method("index_reduce_")
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """In-place ``index_reduce``."""
+    d, spread = _slice_index("index_reduce_", self, dim, index, source, reduce)
+    if not self._data.ndim:
+        scatter_reduce_(self.view(1), 0, spread, source.reshape(1), reduce, include_self=include_self)
+        return self
+    return scatter_reduce_(self, d, spread, source, reduce, include_self=include_self)

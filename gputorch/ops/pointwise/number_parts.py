@@ -16,7 +16,7 @@ from ..registry import tensor_method
 from ._common import _not_implemented, _require_tensor
 from .binary import _float_pair
 
-__all__ = ["gcd", "gcd_", "lcm", "lcm_", "copysign", "heaviside", "nextafter", "ldexp", "frexp"]
+__all__ = ["gcd", "gcd_", "lcm", "lcm_", "copysign", "heaviside", "nextafter", "ldexp", "ldexp_", "frexp"]
 
 
 def _not_differentiable(name):
@@ -114,6 +114,13 @@ def copysign(input, other, *, out=None):
     return write_out(apply(CopysignBackward0, input, other), out)
 
 
+@tensor_method("copysign_")
+def copysign_(self, other):
+    """In-place ``copysign`` (a floating ``self``)."""
+    check_operand("copysign_", other)
+    return apply_inplace(CopysignBackward0, self, other)
+
+
 class HeavisideBackward0(Node):
     def forward(ctx, a, values):
         if a._dtype is not values._dtype:
@@ -136,6 +143,12 @@ def heaviside(input, values, *, out=None):
     require_tensor("heaviside", input)
     _require_tensor("heaviside", values, "values")
     return write_out(apply(HeavisideBackward0, input, values), out)
+
+
+@tensor_method("heaviside_")
+def heaviside_(self, values):
+    _require_tensor("heaviside_", values, "values")
+    return apply_inplace(HeavisideBackward0, self, values)
 
 
 class NextafterBackward0(Node):
@@ -163,6 +176,12 @@ def nextafter(input, other, *, out=None):
     return write_out(apply(NextafterBackward0, input, other), out)
 
 
+@tensor_method("nextafter_")
+def nextafter_(self, other):
+    _require_tensor("nextafter_", other)
+    return apply_inplace(NextafterBackward0, self, other)
+
+
 @tensor_method("ldexp")
 def ldexp(input, other, *, out=None):
     """``input * 2**other`` in a floating dtype (a composite, so differentiable)."""
@@ -175,6 +194,17 @@ def ldexp(input, other, *, out=None):
         dt = _dtype.result_dtype((input, other))
         scale = pow(2.0, other.to(dt if dt._category == 2 else _dtype.get_default_dtype()))
     return write_out(mul(input, scale), out)
+
+
+@tensor_method("ldexp_")
+def ldexp_(self, other):
+    """In-place ``self * 2**other`` (a floating ``self``)."""
+    require_tensor("ldexp_", self)
+    _require_tensor("ldexp_", other)
+    from ..arithmetic import pow
+    dt = other._dtype if other._dtype._category == 2 else self._dtype
+    return self.mul_(pow(2.0, other if other._dtype._category == 2 else other.to(
+        dt if dt._category == 2 else _dtype.get_default_dtype())))
 
 
 class FrexpBackward0(Node):

@@ -13,7 +13,8 @@ from ._common import _floating, define_unary_ops
 __all__ = ["sin", "cos", "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "tanh",
            "sin_", "cos_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_", "arctan_",
            "sinh_", "cosh_", "tanh_", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh",
-           "asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_", "deg2rad", "rad2deg"]
+           "asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_", "deg2rad", "rad2deg",
+           "deg2rad_", "rad2deg_"]
 
 
 # ================================================================ trigonometric
@@ -182,3 +183,15 @@ def deg2rad(input):
 def rad2deg(input):
     """Radians to degrees (integers and bools give the default float dtype)."""
     return input * (180.0 / math.pi)
+
+
+@tensor_method("deg2rad_")
+def deg2rad_(self):
+    """In-place degrees to radians (a floating tensor: an integer one cannot hold the result)."""
+    return self.mul_(math.pi / 180.0)
+
+
+@tensor_method("rad2deg_")
+def rad2deg_(self):
+    """In-place radians to degrees (a floating tensor)."""
+    return self.mul_(180.0 / math.pi)

@@ -1,7 +1,9 @@
 """Views with a new shape: view (also ``view(dtype)``), reshape (a copy when the strides do not
-allow a view), view_as, reshape_as, flatten, ravel, unflatten, squeeze, unsqueeze and
-atleast_1d/2d/3d.
+allow a view), view_as, reshape_as, flatten, ravel, unflatten, squeeze, unsqueeze,
+atleast_1d/2d/3d, and the deprecated out-of-place resize/resize_as.
 """
+import warnings
+
 from ... import _dtype
 from ..._dispatch import apply, apply_view
 from ..._tensor import Tensor
@@ -179,3 +181,30 @@ def atleast_2d(*tensors):
 
 def atleast_3d(*tensors):
     return _atleast(3, tensors)
+
+
+@tensor_method("resize")
+def resize(self, *sizes):
+    """Deprecated (it warns, as PyTorch does): ``self`` reshaped to ``sizes``, which must keep the
+    number of elements (the in-place ``resize_`` may change it)."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    numel = 1
+    for n in shape:
+        numel *= n
+    if numel != self.numel():
+        wanted = "x".join(map(str, shape))
+        have = "x".join(map(str, self._data.shape))
+        raise RuntimeError(f"requested resize to {wanted} ({numel} elements in total), but the given tensor has a "
+                           f"size of {have} ({self.numel()} elements). autograd's resize can only change the shape "
+                           f"of a given tensor, while preserving the number of elements. ")
+    return reshape(self, shape)
+
+
+@tensor_method("resize_as")
+def resize_as(self, the_template, *, memory_format=None):
+    """Deprecated: ``self.resize(the_template.size())``."""
+    warnings.warn("non-inplace resize_as is deprecated", stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return resize(self, the_template._data.shape)

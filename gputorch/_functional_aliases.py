@@ -1,0 +1,289 @@
+"""The ``torch.<name>`` forms of ``nn.functional`` operations (``torch.conv2d``, ``torch.dropout``,
+``torch.kl_div``...), with the positional signatures of PyTorch's top-level functions, which are
+those of its ATen operators rather than of ``torch.nn.functional``:
+
+- losses take ``reduction`` as an integer (0 none, 1 mean, 2 sum; any other value: no reduction)
+  and no ``size_average``/``reduce`` flags. Left out, it is 0: PyTorch 2.13's schemas name mean
+  as the default, but its Python bindings of these functions reduce nothing then;
+- the dropouts take ``(input, p, train)``, all positional, and an out-of-range ``p`` is a
+  RuntimeError; ``feature_dropout`` drops whole ``input[n, c]`` slices;
+- ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none; ``embedding_renorm_``
+  is the renormalisation ``F.embedding(max_norm=)`` applies;
+- ``batch_norm`` takes its nine arguments in ATen's order (``cudnn_enabled`` is ignored);
+- ``max_pool*d`` have no ``return_indices``; ``max_pool1d_with_indices`` and
+  ``adaptive_max_pool1d`` always return ``(values, indices)``;
+- the recurrent networks (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``) take the flat list of
+  weights the modules keep, and either a padded input or a packed sequence's data and batch
+  sizes; the cells (``lstm_cell``...) take the weights of one layer.
+
+Each one is the functional itself underneath, so values and gradients are the functional's.
+"""
+import warnings
+
+from . import _dtype
+from ._dispatch import apply_inplace
+from ._tensor import Tensor
+from .nn import functional as F
+from .nn.functional import recurrent as _recurrent
+from .nn.functional import sparse as _sparse
+from .nn.functional.dropout import _dropout_impl
+
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+           "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d",
+           "adaptive_avg_pool1d", "adaptive_max_pool1d", "dropout", "dropout_", "alpha_dropout",
+           "alpha_dropout_", "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
+           "feature_alpha_dropout_", "selu", "selu_", "celu", "celu_", "rrelu", "rrelu_", "threshold",
+           "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
+           "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
+           "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm",
+           "embedding_renorm_",
+           "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
+
+# Same arguments at both levels.
+conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
+conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
+avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+hardshrink, prelu, bilinear, rms_norm = F.hardshrink, F.prelu, F.bilinear, F.rms_norm
+
+
+def _reduction(code):
+    """ATen's reduction enum as the functional's string (values other than 1 and 2 reduce nothing)."""
+    if isinstance(code, str) or not isinstance(code, int):
+        raise TypeError(f"argument 'reduction' must be int, not {type(code).__name__}")
+    return {1: "mean", 2: "sum"}.get(code, "none")
+
+
+# ------------------------------------------------------------------------------- pooling
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool1d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool2d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool2d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``F.max_pool3d`` (an empty ``stride`` means the kernel size)."""
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """``(values, indices)`` of a 1-d max pooling."""
+    return tuple(F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode,
+                              return_indices=True))
+
+
+def adaptive_max_pool1d(input, output_size):
+    """``(values, indices)`` of a 1-d adaptive max pooling."""
+    return tuple(F.adaptive_max_pool1d(input, output_size, return_indices=True))
+
+
+# ------------------------------------------------------------------------------- dropout
+def _checked_p(p):
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return p
+
+
+def dropout(input, p, train):
+    """Zero each element with probability ``p`` (scaling the rest by ``1 / (1 - p)``) when ``train``."""
+    return _dropout_impl(input, _checked_p(p), train, False, 0, False)
+
+
+def dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 0, False)
+
+
+def alpha_dropout(input, p, train):
+    """SELU-preserving dropout of elements (``F.alpha_dropout``)."""
+    return _dropout_impl(input, _checked_p(p), train, False, 0, True)
+
+
+def alpha_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 0, True)
+
+
+def feature_dropout(input, p, train):
+    """Dropout of whole ``input[n, c]`` slices (inputs of at least 2 dims)."""
+    return _dropout_impl(input, _checked_p(p), train, False, 2, False)
+
+
+def feature_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 2, False)
+
+
+def feature_alpha_dropout(input, p, train):
+    """SELU-preserving dropout of whole ``input[n, c]`` slices."""
+    return _dropout_impl(input, _checked_p(p), train, False, 2, True)
+
+
+def feature_alpha_dropout_(input, p, train):
+    return _dropout_impl(input, _checked_p(p), train, True, 2, True)
+
+
+# ---------------------------------------------------------------------------- activations
+def selu(input):
+    return F.selu(input)
+
+
+def selu_(input):
+    return F.selu_(input)
+
+
+def celu(input, alpha=1.0):
+    return F.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    return F.celu_(input, alpha)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU (``F.rrelu``); slopes come from the device's default generator."""
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return F.rrelu_(input, lower, upper, training)
+
+
+def threshold(input, threshold, value):
+    """``value`` where ``input <= threshold``, else ``input``."""
+    return F.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return F.threshold_(input, threshold, value)
+
+
+# ------------------------------------------------------------------- embedding, batch norm
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` picked by ``indices``; a non-negative ``padding_idx`` gets no gradient."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding(): argument 'weight' (position 1) must be Tensor, not {type(weight).__name__}")
+    return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """In place: each row of the 2-d ``input`` that ``indices`` names, whose ``norm_type``-norm
+    exceeds ``max_norm``, is scaled to norm ``max_norm`` (what ``F.embedding(max_norm=)`` does)."""
+    if not isinstance(input, Tensor) or not isinstance(indices, Tensor):
+        raise TypeError("embedding_renorm_(): arguments 'input' and 'indices' must be Tensors")
+    if indices.dtype not in (_dtype.int32, _dtype.int64):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {indices.type()} instead (while checking arguments for "
+                           "embedding_renorm_)")
+    if input.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for embedding_renorm_)")
+    return apply_inplace(_sparse.EmbeddingRenorm, input, indices, float(max_norm), float(norm_type))
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """``F.batch_norm`` with ATen's argument order (``cudnn_enabled`` has no effect here)."""
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+# --------------------------------------------------------------------------------- losses
+def kl_div(input, target, reduction=0, *, log_target=False):
+    """``F.kl_div`` with an integer ``reduction`` (no ``'batchmean'``, and no warning for mean)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0):
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0):
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0):
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False):
+    """``F.ctc_loss`` with an integer ``reduction`` (left out: the per-sample losses)."""
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+                      zero_infinity)
+
+
+# ------------------------------------------------------------------------------ recurrent networks
+def _recurrent_network(mode, name, args):
+    """``(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)``
+    or, for packed sequences, ``(data, batch_sizes, hx, params, has_biases, num_layers, dropout,
+    train, bidirectional)``; returns the output and the tuple of final states."""
+    if len(args) != 9:
+        raise TypeError(f"{name}() takes 9 positional arguments but {len(args)} were given")
+    if isinstance(args[3], (list, tuple)):   # the weights come fourth in the packed form, third otherwise
+        data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional = args
+        batch_first, sizes = False, _recurrent.batch_size_list(batch_sizes)
+    else:
+        data, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = args
+        sizes = None
+    states = tuple(hx) if mode == "LSTM" else (hx,)
+    return _recurrent.run_layers(mode, data, states, list(params), has_biases=has_biases, num_layers=num_layers,
+                                 dropout=dropout, train=train, bidirectional=bidirectional, batch_first=batch_first,
+                                 batch_sizes=sizes)
+
+
+def lstm(*args):
+    """``(output, h_n, c_n)`` of a stacked LSTM (see :func:`_recurrent_network` for the arguments)."""
+    output, (h, c) = _recurrent_network("LSTM", "lstm", args)
+    return output, h, c
+
+
+def gru(*args):
+    """``(output, h_n)`` of a stacked GRU."""
+    output, (h,) = _recurrent_network("GRU", "gru", args)
+    return output, h
+
+
+def rnn_tanh(*args):
+    """``(output, h_n)`` of a stacked Elman network with tanh."""
+    output, (h,) = _recurrent_network("RNN_TANH", "rnn_tanh", args)
+    return output, h
+
+
+def rnn_relu(*args):
+    """``(output, h_n)`` of a stacked Elman network with ReLU."""
+    output, (h,) = _recurrent_network("RNN_RELU", "rnn_relu", args)
+    return output, h
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One LSTM step: ``(h', c')`` from ``hx = (h, c)``."""
+    return tuple(_recurrent.lstm_cell(input, tuple(hx), w_ih, w_hh, b_ih, b_hh))
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One GRU step: ``h'``."""
+    return _recurrent.gru_cell(input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
+    return _recurrent.rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "tanh")
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """One Elman step with ReLU."""
+    return _recurrent.rnn_cell(input, hx, w_ih, w_hh, b_ih, b_hh, "relu")
