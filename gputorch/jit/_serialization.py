@@ -115,6 +115,7 @@ def save(module, f):
         tensors[name] = (t.detach().cpu().numpy(), isinstance(t, nn.Parameter))
     doc = {
         "format": _FORMAT, "single_output": module._single, "inputs": graph.inputs, "outputs": graph.outputs,
+        "input_info": {n: [list(graph.info[n][0]), graph.info[n][1].name] for n in graph.inputs},
         "params": list(graph.params), "constants": list(graph.constants),
         "requires_grad": {n: bool(g) for n, (_, g) in tensors.items()},
         "nodes": [{"op": _class_path(n.op), "args": [_encode_ref(r) for r in n.args],
@@ -143,6 +144,7 @@ def load(f, map_location=None):
     dev = Device(map_location) if map_location is not None else Device("cpu")
     graph = Graph()
     graph.inputs, graph.outputs = doc["inputs"], doc["outputs"]
+    graph.info = {n: (tuple(shape), getattr(_dtype, dt)) for n, (shape, dt) in doc["input_info"].items()}
     for name in doc["params"]:
         t = tensor(arrays[name], device=dev)
         graph.params[name] = nn.Parameter(t) if doc["requires_grad"].get(name) else t

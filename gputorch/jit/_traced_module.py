@@ -31,8 +31,8 @@ def run_graph(graph, values, inputs):
 
 
 class TracedModule(nn.Module):
-    """``trace(model, example)``'s result: ``forward`` replays the graph on any inputs of the traced
-    shapes (and dtypes); ``graph`` prints it; parameters and buffers are attributes (``param0``, ...,
+    """``trace(model, example)``'s result: ``forward`` replays the graph on inputs of the traced
+    shapes (other shapes are refused: the trace fixed the sizes it read); ``graph`` prints it; parameters and buffers are attributes (``param0``, ...,
     ``constant0``, ...), so ``.to(device)``, ``state_dict`` and ``parameters()`` work."""
 
     def __init__(self, graph, single_output):
@@ -56,9 +56,14 @@ class TracedModule(nn.Module):
         return repr(self.graph)
 
     def forward(self, *inputs):
-        for i, x in enumerate(inputs):
+        for i, (x, name) in enumerate(zip(inputs, self.graph.inputs)):
             if not isinstance(x, Tensor):
                 raise TypeError(f"traced module: input {i} must be a Tensor, got {type(x).__name__}")
+            traced = self.graph.info[name][0]
+            if tuple(x.shape) != traced:
+                raise RuntimeError(f"traced module: input {i} has shape {list(x.shape)}, but the trace was recorded "
+                                   f"with shape {list(traced)} and fixes the sizes it read; trace again with this "
+                                   f"shape (or export to ONNX with dynamic_axes)")
         values = {name: getattr(self, attr) for name, attr in self._param_attrs.items()}
         outputs = run_graph(self.graph, values, inputs)
         return outputs[0] if self._single else tuple(outputs)

@@ -46,15 +46,18 @@ def test_save_load_and_move(device):
     model = _cnn()
     x = T.randn(2, 1, 40)
     traced = T.jit.trace(model, x)
+    expected = to_numpy(model(x))      # before the move: the traced module shares the model's parameters
     buf = io.BytesIO()
     T.jit.save(traced, buf)
     with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
         assert "graph.json" in z.namelist() and not any(n.endswith(".pkl") for n in z.namelist())
     buf.seek(0)
     loaded = T.jit.load(buf, map_location=device)
-    np.testing.assert_allclose(to_numpy(loaded(x.to(device))), to_numpy(model(x)), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(loaded(x.to(device))), expected, rtol=1e-6, atol=1e-6)
     moved = traced.to(device)
-    np.testing.assert_allclose(to_numpy(moved(x.to(device))), to_numpy(model(x)), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(to_numpy(moved(x.to(device))), expected, rtol=1e-6, atol=1e-6)
+    with pytest.raises(RuntimeError, match="recorded with shape \\[2, 1, 40\\]"):
+        moved(T.randn(3, 1, 40, device=device))
 
 
 def test_load_refuses_foreign_classes():
