@@ -91,15 +91,19 @@ def main(argv=None):
         import torch as real_torch
         runners["PyTorch eager"] = lambda x: twin(real_torch.tensor(x)).detach().numpy()
     reference = runners["gputorch eager"](x_test)
+    rows = {}
+    for _ in range(2):   # two rounds over every runner: the first round also warms up the machine
+        for name, run in runners.items():
+            context = real_torch.no_grad() if name.startswith("PyTorch") else torch.no_grad()
+            with context:
+                logits = run(x_test)
+                times = [_latency_us(lambda b=b: run(x_test[:b])) for b in args.batch]
+            accuracy = float((logits.argmax(1) == y_test).mean())
+            best = rows.get(name, (None, None, times))[2]
+            rows[name] = (accuracy, float(np.abs(logits - reference).max()), [min(a, b) for a, b in zip(times, best)])
     print(f"\n{'runner':<18}{'accuracy':>10}{'max |diff|':>12}" + "".join(f"{f'batch {b} (us)':>18}"
                                                                       for b in args.batch))
-    for name, run in runners.items():
-        context = real_torch.no_grad() if name.startswith("PyTorch") else torch.no_grad()
-        with context:
-            logits = run(x_test)
-            accuracy = float((logits.argmax(1) == y_test).mean())
-            diff = float(np.abs(logits - reference).max())
-            times = [_latency_us(lambda b=b: run(x_test[:b])) for b in args.batch]
+    for name, (accuracy, diff, times) in rows.items():
         print(f"{name:<18}{accuracy:>10.1%}{diff:>12.2e}" + "".join(f"{t:>18.1f}" for t in times))
     return 0
 

@@ -20,14 +20,35 @@ def run_graph(graph, values, inputs):
         if kind == "list":
             return [arg(r) for r in v]
         return v
-    for node in graph.nodes:
+    for node, dead in zip(graph.nodes, _last_uses(graph)):
         args = [arg(r) for r in node.args]
         params = {k: arg(v) if isinstance(v, tuple) and len(v) == 2 and v[0] == "value" else v
                   for k, v in node.params.items()}
         result = apply(node.op, *args, **params)
         outs = result if isinstance(result, tuple) else (result,)
         env.update(zip(node.outputs, outs))
+        for name in dead:        # as eager code does: an intermediate is freed after its last use
+            env.pop(name, None)
     return [env[o] for o in graph.outputs]
+
+
+def _last_uses(graph):
+    """Per node, the intermediate values that no later node (nor the output) reads."""
+    cached = getattr(graph, "_dead_after", None)
+    if cached is not None and len(cached) == len(graph.nodes):
+        return cached
+    keep = set(graph.outputs) | set(graph.params) | set(graph.constants) | set(graph.inputs)
+    seen, dead = set(), []
+    for node in reversed(graph.nodes):
+        names = set()
+        for kind, v in node.args:
+            for name in ([v] if kind == "value" else [r[1] for r in v if r[0] == "value"] if kind == "list" else []):
+                if name not in seen and name not in keep:
+                    names.add(name)
+                seen.add(name)
+        dead.append(names)
+    graph._dead_after = dead[::-1]
+    return graph._dead_after
 
 
 class TracedModule(nn.Module):
