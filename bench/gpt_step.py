@@ -5,7 +5,7 @@ GELU, a final LayerNorm, tied output weights, cross-entropy, AdamW with weight d
 
 Two sizes: small (2 layers, 64 wide, 4 heads, context 64, batch 8), where per-op overhead
 dominates, and larger (4 layers, 256 wide, 8 heads, context 128, batch 16), where the arithmetic
-does; plus an LSTM language-model step (2 layers, 256 wide, sequence 64, batch 16).
+does; plus LSTM and GRU language-model steps (2 layers, 256 wide, sequence 64, batch 16).
 
 Run alone: ``python bench/gpt_step.py [--device cpu|cuda] [--quick]``.
 """
@@ -89,12 +89,12 @@ def gpt_step(fw, device, width, layers, heads, context, batch, vocab=65):
     return step
 
 
-def lstm_lm_step(fw, device, width=256, layers=2, seq=64, batch=16, vocab=65):
-    """Embedding, a 2-layer LSTM with its hidden state, a linear decoder, cross-entropy, Adam."""
+def lstm_lm_step(fw, device, width=256, layers=2, seq=64, batch=16, vocab=65, cell="LSTM"):
+    """Embedding, a 2-layer LSTM (or GRU) with its hidden state, a linear decoder, cross-entropy, Adam."""
     import numpy as np
     nn, F = fw.nn, fw.nn.functional
     fw.manual_seed(0)
-    embed, lstm, head = nn.Embedding(vocab, width), nn.LSTM(width, width, layers, batch_first=True), \
+    embed, lstm, head = nn.Embedding(vocab, width), getattr(nn, cell)(width, width, layers, batch_first=True), \
         nn.Linear(width, vocab)
     modules = nn.ModuleList([embed, lstm, head]).to(device)
     opt = fw.optim.Adam(modules.parameters(), lr=1e-3)
@@ -116,6 +116,7 @@ CASES = [
     ("GPT larger: 4 layers, width 256, 8 heads, context 128, batch 16", gpt_step,
      dict(width=256, layers=4, heads=8, context=128, batch=16)),
     ("LSTM LM: 2 layers, width 256, sequence 64, batch 16", lstm_lm_step, {}),
+    ("GRU LM: 2 layers, width 256, sequence 64, batch 16", lstm_lm_step, dict(cell="GRU")),
 ]
 
 

@@ -295,6 +295,35 @@ def _lstm_sequence(b, node):
     return b.add("Squeeze", [y_c, axes0], [node.outputs[2]])
 
 
+def _gru_sequence(b, node):
+    """The whole-sequence GRU op as ONNX's GRU with ``linear_before_reset=1`` (PyTorch's formula:
+    the reset gate multiplies ``h @ W_hn.T + b_hn``); its input is the traced projection ``gi``, so
+    ``W`` is a gate-reordering identity (ONNX's order is z, r, h; PyTorch's r, z, n)."""
+    gi, h0, w_hh, b_hh = (b.arg(node, i) for i in range(4))
+    reverse = node.args[4][1]
+    size = b.shape_of(h0)[-1]
+    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in (1, 0, 2)])
+    dtype = b.np_dtype_of(gi)
+    index = b.const(order)
+    axes0 = b.const(np.array([0], np.int64))
+    w = b.const(np.eye(3 * size, dtype=dtype)[order][None])
+    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0], axes0], [b.fresh()])[0]
+    inputs = [gi, w, r]
+    if node.args[3][0] == "const" and node.args[3][1] is None:
+        inputs.append("")
+    else:
+        rb = b.add("Gather", [b_hh, index], [b.fresh()], axis=0)[0]
+        zeros = b.const(np.zeros(3 * size, dtype))
+        inputs.append(b.add("Unsqueeze", [b.add("Concat", [zeros, rb], [b.fresh()], axis=0)[0], axes0],
+                            [b.fresh()])[0])
+    inputs += ["", b.add("Unsqueeze", [h0, axes0], [b.fresh()])[0]]
+    y, y_h = b.fresh(), b.fresh()
+    b.add("GRU", inputs, [y, y_h], hidden_size=int(size), linear_before_reset=1,
+          direction="reverse" if reverse else "forward")
+    b.add("Squeeze", [y, b.const(np.array([1], np.int64))], [node.outputs[0]])
+    return b.add("Squeeze", [y_h, axes0], [node.outputs[1]])
+
+
 def _unbind(b, node):
     x = b.arg(node, 0)
     rank = len(b.shape_of(x))
@@ -335,7 +364,7 @@ EXPORTERS = {
     "Sum": _reduce_all("ReduceSum"), "MaskedFill": _masked_fill, "Where": _where,
     "Unsqueeze": _subview, "Slice": _subview, "Select": _subview, "Alias": _subview, "Expand": _expand,
     "Mm": _binary("MatMul"), "Bmm": _binary("MatMul"), "Matmul": _binary("MatMul"), "Mv": _binary("MatMul"),
-    "Clone": _unary("Identity"), "Contiguous": _unary("Identity"), "LstmSequence": _lstm_sequence,
+    "Clone": _unary("Identity"), "Contiguous": _unary("Identity"), "LstmSequence": _lstm_sequence, "GruSequence": _gru_sequence,
     "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split,
     "Eq": _binary("Equal"), "Ne": _not_equal, "Lt": _binary("Less"), "Le": _binary("LessOrEqual"),
     "Gt": _binary("Greater"), "Ge": _binary("GreaterOrEqual"), "LogicalNot": _unary("Not"),

@@ -1,6 +1,6 @@
-"""The whole-sequence LSTM layer op: equal to the per-step ops it replaces (values and gradients,
-both directions, with and without initial states and biases), gradcheck, and double backward
-through its recomputing fallback."""
+"""The whole-sequence LSTM and GRU layer ops: equal to the per-step ops they replace (values and
+gradients, both directions, with and without biases), gradcheck, and double backward through their
+recomputing fallback."""
 import numpy as np
 import pytest
 
@@ -52,3 +52,23 @@ def test_lstm_module_uses_it(device):
         names.add(type(n).__name__)
         stack.extend(f for f, _ in n.next_functions)
     assert "LstmSequenceBackward0" in names and "ThnnFusedLstmCellBackward0" not in names
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_gru_matches_per_step_ops(device, reverse, bias):
+    def t(*shape):
+        return T.tensor(RNG.standard_normal(shape), device=device, requires_grad=True)
+    gi, h0, w, b = t(5, 3, 12), t(3, 4), t(12, 4), (t(12) if bias else None)
+    fused = recurrent_sequence.gru_sequence(gi, h0, w, b, reverse)
+    stepped = recurrent.recurrent_steps("GRU", gi, (h0,), w, b, None, reverse)
+    outputs = (fused[0],) + fused[1]
+    weights = [T.tensor(RNG.standard_normal(o.shape), device=device) for o in outputs]
+    leaves = [x for x in (gi, h0, w, b) if x is not None]
+    grads_fused = T.autograd.grad(sum((o * k).sum() for o, k in zip(outputs, weights)), leaves)
+    grads_stepped = T.autograd.grad(sum((o * k).sum() for o, k in zip(stepped, weights)), leaves)
+    for a, e in zip(outputs + grads_fused, tuple(stepped) + grads_stepped):
+        np.testing.assert_allclose(a.detach().cpu().numpy(), e.detach().cpu().numpy(), rtol=1e-12, atol=1e-13)
+    assert gradgradcheck(lambda *a: recurrent_sequence.gru_sequence(a[0], a[1], a[2], a[3] if bias else None,
+                                                                    reverse)[0].sum(0),
+                         tuple(x.detach()[:2].clone().requires_grad_() if x is gi else x for x in leaves))

@@ -256,6 +256,9 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
     if mode == "LSTM" and w_hr is None:
         from .recurrent_sequence import lstm_sequence
         return lstm_sequence(gi, state[0], state[1], w_hh, b_hh, reverse)
+    if mode == "GRU":
+        from .recurrent_sequence import gru_sequence
+        return gru_sequence(gi, state[0], w_hh, b_hh, reverse)
     outputs = recurrent_steps(mode, gi, state, w_hh, b_hh, w_hr, reverse)
     return outputs[0], tuple(outputs[1:])
 

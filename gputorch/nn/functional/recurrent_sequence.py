@@ -1,11 +1,11 @@
-"""One LSTM layer over a whole sequence as a single op (PyTorch's CPU LSTM is a loop of fused
-cells; cuDNN's is one op like this).
+"""One LSTM or GRU layer over a whole sequence as a single op (PyTorch's CPU layers are loops of
+fused cells; cuDNN's are one op like this).
 
 Forward: for each time step, ``gates = (h @ W_hh.T + b_hh) + gi[t]`` (``gi`` the input projection
 of every step, computed before with one product) and the fused cell math of
 ``recurrent.ThnnFusedLstmCellBackward0`` (same operations in the same order, so the values are
-identical). The gate activations, cell states and hidden states of every step are kept as one
-workspace. Backward runs the steps in reverse with one small product per step (``d_gates @
+identical; a GRU step is ``recurrent.ThnnFusedGruCellBackward0``'s). The gate activations, cell
+states and hidden states of every step are kept as one workspace. Backward runs the steps in reverse with one small product per step (``d_gates @
 W_hh`` for the previous hidden state) and computes the weight gradient of all steps with one
 product ``d_gates.T @ h_prev`` at the end, instead of a product and an accumulation per step.
 
@@ -120,11 +120,109 @@ class _LstmSequenceGrads(Node):
                 _back(d_b, like))
 
 
-def _differentiable_grads(ctx, grads, gi, h0, c0, w_hh, b_hh):
+class GruSequenceBackward0(Node):
+    """``(outputs (T, N, H), h_T)`` of one GRU layer from ``gi (T, N, 3H)``, ``h0 (N, H)``,
+    ``W_hh (3H, H)`` and ``b_hh (3H,)`` (or None); ``reverse`` as for the LSTM."""
+
+    def forward(ctx, gi, h0, w_hh, b_hh, reverse):
+        xp = xp_of(h0)
+        x_in = _compute(gi)
+        steps, n, three_h = x_in.shape
+        size = three_h // 3
+        w = _compute(w_hh).T
+        bias = None if b_hh is None else _compute(b_hh)
+        work = x_in.dtype
+        gates = xp.empty((steps, 3, n, size), work)      # r, z and the hidden part hn of every step
+        news = xp.empty((steps, n, size), work)          # n of every step
+        hiddens = xp.empty((steps + 1, n, size), work)   # h before each step, then h_T (in run order)
+        hiddens[0] = _compute(h0)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        with quiet_errors():
+            for k, t in enumerate(order):
+                gh = hiddens[k] @ w
+                if bias is not None:
+                    gh += bias
+                b = _gate_major(xp, gh, 3)
+                a = _gate_major(xp, x_in[t], 3)
+                rz = b[:2]
+                rz += a[:2]
+                _sigmoid_(xp, rz)
+                new = news[k]
+                xp.multiply(b[2], rz[0], out=new)
+                new += a[2]
+                xp.tanh(new, out=new)
+                gates[k] = b
+                out = hiddens[k + 1]
+                xp.subtract(hiddens[k], new, out=out)
+                out *= rz[1]
+                out += new
+        out = hiddens[1:][::-1] if reverse else hiddens[1:]
+        ctx.save_for_backward(gi, h0, w_hh, b_hh)
+        ctx.workspace = (gates, news, hiddens)
+        ctx.reverse = reverse
+        like = h0._data
+        return _back(xp.ascontiguousarray(out), like), _back(hiddens[-1].copy(), like)
+
+    def backward(ctx, grad_out, grad_h):
+        gi, h0, w_hh, b_hh = ctx.saved_values
+        if _GRAD_ENABLED.value:
+            return _differentiable_grads(ctx, (grad_out, grad_h), gi, h0, None, w_hh, b_hh, "GRU")
+        d_gi, d_h0, d_w, d_b = apply(_GruSequenceGrads, grad_out, grad_h, w_hh, workspace=ctx.workspace,
+                                     reverse=ctx.reverse, has_bias=b_hh is not None)
+        grads = (d_gi, d_h0, d_w, d_b if b_hh is not None else None)
+        return tuple(g if need else None for g, need in zip(grads, ctx.needs_input_grad))
+
+
+class _GruSequenceGrads(Node):
+    """The gradients of :class:`GruSequenceBackward0` from its workspace (no graph)."""
+
+    def forward(ctx, grad_out, grad_h, w_hh, workspace, reverse, has_bias):
+        gates, news, hiddens = workspace
+        xp = xp_of(w_hh)
+        steps, _, n, size = gates.shape
+        work = gates.dtype
+        w = _compute(w_hh)
+        g_out = _compute(grad_out)
+        dh = xp.zeros((n, size), work) if grad_h is None else _compute(grad_h).astype(work, copy=True)
+        d_gi_all = xp.empty((steps, 3, n, size), work)
+        d_gh_all = xp.empty((steps, 3, n, size), work)
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        with quiet_errors():
+            for k in range(steps - 1, -1, -1):
+                dh += g_out[order[k]]
+                r, z, hn = gates[k]
+                new = news[k]
+                d_r, d_z, d_n = d_gi_all[k]
+                d_h = dh * z
+                xp.subtract(dh, d_h, out=d_n)
+                d_n *= 1 - new * new
+                xp.multiply(d_n, hn, out=d_r)
+                d_r *= r
+                d_r *= 1 - r
+                xp.subtract(hiddens[k], new, out=d_z)
+                d_z *= dh
+                d_z *= z
+                d_z *= 1 - z
+                d_gh = d_gh_all[k]
+                d_gh[:2] = d_gi_all[k][:2]
+                xp.multiply(d_n, r, out=d_gh[2])
+                rows = d_gh.transpose(1, 0, 2).reshape(n, 3 * size)
+                dh = d_h + rows @ w
+        flat_gi = xp.ascontiguousarray(d_gi_all.transpose(0, 2, 1, 3)).reshape(steps, n, 3 * size)
+        flat_gh = xp.ascontiguousarray(d_gh_all.transpose(0, 2, 1, 3)).reshape(steps, n, 3 * size)
+        d_gi = flat_gi[::-1] if reverse else flat_gi
+        like = w_hh._data
+        d_w = flat_gh.reshape(steps * n, 3 * size).T @ hiddens[:-1].reshape(steps * n, size)
+        d_b = flat_gh.sum((0, 1)) if has_bias else xp.zeros(0, work)
+        return _back(xp.ascontiguousarray(d_gi), like), _back(dh, like), _back(d_w, like), _back(d_b, like)
+
+
+def _differentiable_grads(ctx, grads, gi, h0, c0, w_hh, b_hh, mode="LSTM"):
     """The layer's gradients as a graph: recompute it with the per-step ops and differentiate."""
     from .recurrent import recurrent_steps
-    outputs = recurrent_steps("LSTM", gi, (h0, c0), w_hh, b_hh, None, ctx.reverse)
-    candidates = (gi, h0, c0, w_hh, b_hh)
+    state = (h0, c0) if mode == "LSTM" else (h0,)
+    outputs = recurrent_steps(mode, gi, state, w_hh, b_hh, None, ctx.reverse)
+    candidates = (gi, h0, c0, w_hh, b_hh) if mode == "LSTM" else (gi, h0, w_hh, b_hh)
     wanted = [k for k, t in enumerate(candidates) if t is not None and t.requires_grad and ctx.needs_input_grad[k]]
     pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
     found = autograd_grad([o for o, _ in pairs], [candidates[k] for k in wanted], [g for _, g in pairs],
@@ -139,3 +237,9 @@ def lstm_sequence(gi, h0, c0, w_hh, b_hh, reverse):
     """``(outputs, (h_T, c_T))`` of one LSTM layer over the input projection ``gi``."""
     out, h, c = apply(LstmSequenceBackward0, gi, h0, c0, w_hh, b_hh, reverse)
     return out, (h, c)
+
+
+def gru_sequence(gi, h0, w_hh, b_hh, reverse):
+    """``(outputs, (h_T,))`` of one GRU layer over the input projection ``gi``."""
+    out, h = apply(GruSequenceBackward0, gi, h0, w_hh, b_hh, reverse)
+    return out, (h,)
