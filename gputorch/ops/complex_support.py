@@ -26,7 +26,7 @@ _MOVES_ELEMENTS = [shape, indexing]
 _REFUSED_MOVES = {"ScatterReduceBackward0"}    # amax/amin reductions need an order
 _LINEAR = [arithmetic.AddBackward0, arithmetic.SubBackward0, arithmetic.NegBackward0,
            reduction.SumBackward0, reduction.SumBackward1, reduction.MeanBackward0, reduction.MeanBackward1,
-           conversion.ToCopyBackward0, arithmetic.AbsBackward0, comparison.WhereBackward0,
+           conversion.ToCopyBackward0, comparison.WhereBackward0,
            cumulative.CumsumBackward0, matrix_structure.TraceBackward0, matrix_structure.DiagEmbedBackward0,
            matrix_structure.DiagonalBackward0_copy]
 _HOLOMORPHIC = [arithmetic.MulBackward0, arithmetic.DivBackward0, arithmetic.ReciprocalBackward0,
@@ -75,4 +75,5 @@ for _cls in _LINEAR:
 for _cls in _HOLOMORPHIC:
     _cls.supports_complex = True
     _cls.backward = _conjugated(_cls.backward)
+arithmetic.AbsBackward0.supports_complex = True     # its backward has its own complex rule (z / |z|)
 matmul.VdotBackward0.supports_complex = False   # vdot conjugates its first operand: not dot's rule
