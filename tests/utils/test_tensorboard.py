@@ -113,3 +113,25 @@ def test_images_like_torch(tmp_path, device):
         mine, ref = ours.Images(tag)[0], theirs.Images(tag)[0]
         assert (mine.width, mine.height) == (ref.width, ref.height)
         np.testing.assert_array_equal(got[tag], np.asarray(pil.open(io.BytesIO(ref.encoded_image_string))))
+
+
+def test_add_graph_reads_back_as_a_graphdef(tmp_path, device):
+    """add_graph: TensorBoard's GraphDef of the traced model, ops under their module paths, every
+    edge to a node of the graph, traced shapes on every node."""
+    gputorch.manual_seed(0)
+    model = gputorch.nn.Sequential(gputorch.nn.Conv1d(1, 4, 3), gputorch.nn.ReLU(), gputorch.nn.Flatten(),
+                                   gputorch.nn.Linear(4 * 8, 2)).to(device)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_graph(model, gputorch.randn(5, 1, 10, device=device))
+        with pytest.raises(ValueError, match="needs input_to_model"):
+            writer.add_graph(model)
+    acc = EventAccumulator(str(tmp_path))
+    acc.Reload()
+    nodes = {n.name: n for n in acc.Graph().node}
+    ops = [(n.name, n.op) for n in acc.Graph().node if "/" in n.name and n.op not in ("IO Node", "prim::GetAttr")]
+    assert ops == [("0/Convolution_0", "Convolution"), ("1/Relu_1", "Relu"), ("2/View_2", "View"),
+                   ("3/Linear_3", "Linear")]
+    assert list(nodes["0/Convolution_0"].input) == ["input/input0", "0/weight", "0/bias"]
+    assert all(i in nodes for n in nodes.values() for i in n.input)
+    shape = [d.size for d in nodes["3/Linear_3"].attr["_output_shapes"].list.shape[0].dim]
+    assert shape == [5, 2] and list(nodes["output/output0"].input) == ["3/Linear_3"]

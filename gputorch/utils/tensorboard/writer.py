@@ -181,6 +181,17 @@ class SummaryWriter:
         metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))
         self._add(Summary.Value(tag=f"{tag}/text_summary", metadata=metadata, tensor=tensor), global_step, walltime)
 
+    def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
+        """The graph of ``model(*input_to_model)`` for TensorBoard's Graphs tab, traced by
+        ``gputorch.jit`` (see ``graph.py``); ``verbose`` prints the traced graph too."""
+        from .graph import graph_def
+        if input_to_model is None:
+            raise ValueError("add_graph needs input_to_model: the graph is traced from one call of the model")
+        proto = graph_def(model, input_to_model)
+        if verbose:
+            print(proto)
+        self._writer.add_event(Event(graph_def=proto.SerializeToString(), wall_time=time.time()))
+
     def flush(self):
         for writer in self._all_writers.values():
             writer.flush()
