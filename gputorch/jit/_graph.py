@@ -31,10 +31,10 @@ class GraphNode:
         return name[:cut] if cut > 0 else name
 
     def __repr__(self):
-        args = ", ".join(f"%{v}" if k == "value" else repr(v) for k, v in self.args)
-        params = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        args = [f"%{v}" if k == "value" else repr(v) for k, v in self.args]
+        args = ", ".join(args + [f"{k}={v!r}" for k, v in self.params.items()])
         scope = f"  # {self.scope}" if self.scope else ""
-        return f"{', '.join('%' + o for o in self.outputs)} = {self.kind}({args}{params}){scope}"
+        return f"{', '.join('%' + o for o in self.outputs)} = {self.kind}({args}){scope}"
 
 
 class Graph:
@@ -84,6 +84,12 @@ class Graph:
         outs = result if isinstance(result, tuple) else (result,)
         names = [self._new(o) for o in outs]
         self.nodes.append(GraphNode(cls, refs, params, names, self.scope[-1] if self.scope else ""))
+
+    def record_creation(self, name, params, result):
+        """A tensor-creating call (``arange``...) made ``result``: replayed by its ``create``."""
+        from ._creations import CREATIONS
+        self.nodes.append(GraphNode(CREATIONS[name], [], params, [self._new(result)],
+                                    self.scope[-1] if self.scope else ""))
 
     def rebind(self, tensor, result):
         """An in-place op wrote ``result``'s value into ``tensor``: later reads see that value."""

@@ -24,7 +24,11 @@ def run_graph(graph, values, inputs):
         args = [arg(r) for r in node.args]
         params = {k: arg(v) if isinstance(v, tuple) and len(v) == 2 and v[0] == "value" else v
                   for k, v in node.params.items()}
-        result = apply(node.op, *args, **params)
+        create = getattr(node.op, "create", None)
+        if create is not None:   # a creation (arange...): made on the inputs' device
+            result = create(**dict(params, device=inputs[0].device if inputs else params["device"]))
+        else:
+            result = apply(node.op, *args, **params)
         outs = result if isinstance(result, tuple) else (result,)
         env.update(zip(node.outputs, outs))
         for name in dead:        # as eager code does: an intermediate is freed after its last use

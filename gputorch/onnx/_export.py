@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ..jit._tracer import trace_graph
-from ._ops import EXPORTERS, EXPORTERS_BY_CLASS
+from ._ops import CREATION_EXPORTERS, EXPORTERS, EXPORTERS_BY_CLASS
 
 __all__ = ["build_model", "UnsupportedOperatorError"]
 
@@ -37,6 +37,8 @@ class Builder:
         self.nodes, self.initializers = [], {}
         self._count = 0
         self._consts = {}
+        self._shapes = {}
+        self._index = {id(n): i for i, n in enumerate(graph.nodes)}
 
     # ------------------------------------------------------------ names and values
     def fresh(self):
@@ -95,38 +97,45 @@ class Builder:
         if not varying or ones_for_dynamic:
             return self.const(np.array([1 if d in varying else s for d, s in enumerate(target)], np.int64))
         later = self.second.info[node.outputs[0]][0]
-        # Where a size can be read at run time: the op's input, then the graph's inputs.
-        sources = [node.args[0][1]] + list(self.graph.inputs)
-        dims = [(name, k, self.shape_of(name)[k], self.second.info[name][0][k])
-                for name in sources for k in range(len(self.shape_of(name)))]
-        shapes = {}
-
-        def read(name, k):
-            if name not in shapes:
-                shapes[name] = self.add("Shape", [name], [self.fresh()])[0]
-            return self.add("Gather", [shapes[name], self.const(np.array([k], np.int64))], [self.fresh()], axis=0)[0]
         parts, unknown = [], []
         for d, size in enumerate(target):
             if d not in varying:
                 parts.append(self.const(np.array([size], np.int64)))
                 continue
-            pair = (size, later[d])
-            same = [(name, k) for name, k, a, b in dims if (a, b) == pair]
-            if same:
-                parts.append(read(*same[0]))
-                continue
-            product = [(x[:2], y[:2]) for i, x in enumerate(dims) for y in dims[i + 1:]
-                       if (x[2] * y[2], x[3] * y[3]) == pair]
-            if product:
-                (n1, k1), (n2, k2) = product[0]
-                parts.append(self.add("Mul", [read(n1, k1), read(n2, k2)], [self.fresh()])[0])
-                continue
-            unknown.append(d)
-            parts.append(self.const(np.array([-1], np.int64)))
+            part = self.runtime_size((size, later[d]), [node.args[0][1]])
+            if part is None:
+                unknown.append(d)
+                part = self.const(np.array([-1], np.int64))
+            parts.append(part)
         if len(unknown) > 1:
             self.fail(node, f"a reshape to {tuple(shape)} whose dims {unknown} follow dynamic axes in no way "
                             f"that the input's shape gives")
         return self.add("Concat", parts, [self.fresh()], axis=0)[0]
+
+    def runtime_size(self, pair, sources=()):
+        """A ``[1]`` int64 tensor that is ``pair[0]`` in the first trace and ``pair[1]`` in the second:
+        a dim of ``sources`` or of the graph inputs (or the product of two), read at run time."""
+        dims = [(name, k, self.shape_of(name)[k], self.second.info[name][0][k])
+                for name in list(sources) + list(self.graph.inputs) for k in range(len(self.shape_of(name)))]
+        same = [(name, k) for name, k, a, b in dims if (a, b) == pair]
+        if same:
+            return self._read_dim(*same[0])
+        product = [(x[:2], y[:2]) for i, x in enumerate(dims) for y in dims[i + 1:]
+                   if (x[2] * y[2], x[3] * y[3]) == pair]
+        if product:
+            (n1, k1), (n2, k2) = product[0]
+            return self.add("Mul", [self._read_dim(n1, k1), self._read_dim(n2, k2)], [self.fresh()])[0]
+        return None
+
+    def _read_dim(self, name, k):
+        shape = self._shapes.get(name)
+        if shape is None:
+            shape = self._shapes[name] = self.add("Shape", [name], [self.fresh()])[0]
+        return self.add("Gather", [shape, self.const(np.array([k], np.int64))], [self.fresh()], axis=0)[0]
+
+    def later(self, node):
+        """``node``'s twin in the second trace (None without dynamic axes)."""
+        return None if self.second is None else self.second.nodes[self._index[id(node)]]
 
     # ------------------------------------------------------------ errors
     def fail(self, node, what):
@@ -195,6 +204,8 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
     renames = dict(zip(graph.inputs, input_names))
     for node in graph.nodes:
         export = EXPORTERS_BY_CLASS.get(node.op.__name__) or EXPORTERS.get(node.kind)
+        if export is None and node.op.__name__ in CREATION_EXPORTERS:
+            export = CREATION_EXPORTERS[node.op.__name__]
         if export is None:
             builder.fail(node, "no translation")
         export(builder, node)

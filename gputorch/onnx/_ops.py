@@ -210,48 +210,67 @@ def _where(b, node):
     return b.add("Where", [b.arg(node, 0), b.arg(node, 1), b.arg(node, 2)], node.outputs)
 
 
+def _expanded_key(key, rank):
+    """A NumPy basic index as one entry per input dim (``...`` spread out), ``None`` kept."""
+    key = key if isinstance(key, tuple) else (key,)
+    explicit = sum(1 for k in key if k is not None and k is not Ellipsis)
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out += [slice(None)] * (rank - explicit)
+        else:
+            out.append(k)
+    return out + [slice(None)] * (rank - sum(1 for k in out if k is not None))
+
+
 def _subview(b, node):
-    """Views given by a NumPy basic index (``Key``): slices, integers, ``None`` and ``...``."""
+    """Views given by a NumPy basic index (``Key``): slices, integers, ``None`` and ``...``. A slice
+    bound that changed with the dynamic axes is read from the inputs' shapes at run time."""
     where = node.args[1][1]
     key = getattr(where, "key", None)
     if key is None:
         b.fail(node, f"the view {type(where).__name__}")
-    key = key if isinstance(key, tuple) else (key,)
     x = b.arg(node, 0)
     rank = len(b.shape_of(x))
-    explicit = sum(1 for k in key if k is not None and k is not Ellipsis)
-    expanded = []
-    for k in key:
-        if k is Ellipsis:
-            expanded += [slice(None)] * (rank - explicit)
-        else:
-            expanded.append(k)
-    expanded += [slice(None)] * (rank - sum(1 for k in expanded if k is not None))
+    expanded = _expanded_key(key, rank)
+    twin = b.later(node)
+    later = _expanded_key(twin.args[1][1].key, rank) if twin is not None else expanded
+    big = np.iinfo(np.int64).max
+
+    def bound(value, other):
+        if value == other:
+            return b.const(np.array([big if value is None else value], np.int64))
+        size = b.runtime_size((value, other), [x])
+        if size is None:
+            b.fail(node, f"a slice bound {value} that follows the dynamic axes in no way the inputs' shapes give")
+        return size
     starts, ends, axes, steps, drop, insert = [], [], [], [], [], []
     dim = out_dim = 0
-    for k in expanded:
+    for k, k2 in zip(expanded, later):
         if k is None:
             insert.append(out_dim)
             out_dim += 1
             continue
         if isinstance(k, slice):
             if k != slice(None):
-                starts.append(0 if k.start is None else k.start)
-                ends.append(np.iinfo(np.int64).max if k.stop is None else k.stop)
+                starts.append(bound(k.start or 0, k2.start or 0))
+                ends.append(bound(k.stop, k2.stop))
                 axes.append(dim)
                 steps.append(1 if k.step is None else k.step)
             dim += 1
             out_dim += 1
         else:
-            starts.append(int(k))
-            ends.append(int(k) + 1 if int(k) != -1 else np.iinfo(np.int64).max)
+            starts.append(b.const(np.array([int(k)], np.int64)))
+            ends.append(b.const(np.array([int(k) + 1 if int(k) != -1 else big], np.int64)))
             axes.append(dim)
             steps.append(1)
             drop.append(dim)
             dim += 1
     out = x
     if axes:
-        out = b.add("Slice", [out] + [b.const(np.array(v, np.int64)) for v in (starts, ends, axes, steps)],
+        start = b.add("Concat", starts, [b.fresh()], axis=0)[0]
+        end = b.add("Concat", ends, [b.fresh()], axis=0)[0]
+        out = b.add("Slice", [out, start, end, b.const(np.array(axes, np.int64)), b.const(np.array(steps, np.int64))],
                     [b.fresh()])[0]
     if drop:
         out = b.add("Squeeze", [out, b.const(np.array(drop, np.int64))], [b.fresh()])[0]
@@ -347,6 +366,29 @@ def _split(b, node):
 def _not_equal(b, node):
     eq = b.add("Equal", [b.arg(node, 0), b.arg(node, 1)], [b.fresh()])[0]
     return b.add("Not", [eq], node.outputs)
+
+
+def _scalar_param(b, node, name, np_dtype):
+    """A 0-d ONNX value for the creation parameter ``name``: a constant, or, where it changed with the
+    dynamic axes, a size read from the inputs' shapes at run time."""
+    value = node.params[name]
+    twin = b.later(node)
+    if twin is not None and twin.params[name] != value:
+        size = b.runtime_size((value, twin.params[name]))
+        if size is None:
+            b.fail(node, f"its {name}={value}, which follows the dynamic axes in no way the inputs' shapes give")
+        scalar = b.add("Squeeze", [size, b.const(np.array([0], np.int64))], [b.fresh()])[0]
+        return scalar if np_dtype == np.int64 else b.add("Cast", [scalar], [b.fresh()],
+                                                         to=b.onnx_dtype(np_dtype))[0]
+    return b.const(np.array(value, np_dtype))
+
+
+def _arange(b, node):
+    dt = node.params["dtype"].np
+    return b.add("Range", [_scalar_param(b, node, k, dt) for k in ("start", "end", "step")], node.outputs)
+
+
+CREATION_EXPORTERS = {"Arange": _arange}
 
 
 EXPORTERS = {

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._tracing import STATE as _TRACE
 from .._device import device as Device
 from .._tensor import Tensor
 from ._common import quiet_errors, stored_scalar
@@ -608,6 +609,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         return (first + xp.arange(length, dtype=acc) * delta).astype(dt.np, copy=False)
     with quiet_errors():
         t = _leaf(_on_device(dev, make), dev, dt, requires_grad)
+    if _TRACE.graph is not None and out is None:   # a traced model's positions: replayable, sizable
+        _TRACE.graph.record_creation("arange", dict(start=start, end=end, step=step, dtype=dt, device=dev), t)
     return t if out is None else _write_out(out, t)
 
 

@@ -149,15 +149,21 @@ class _Decoder(T.nn.Module):
         return self.head(self.ln(x))
 
 
-def test_gpt_decoder_with_dynamic_batch():
+def test_gpt_decoder_with_dynamic_batch_and_sequence():
     T.manual_seed(0)
     model = _Decoder().eval()
-    session = _session(model, T.randint(0, 40, (2, 16)), input_names=["idx"], dynamic_axes={"idx": [0]})
-    for batch in (2, 5):
-        _check(session, model, (T.randint(0, 40, (batch, 16)),), ["idx"])
-    # positions made with arange(t) are not traced ops: a dynamic sequence axis is refused, by name
-    with pytest.raises(T.onnx.UnsupportedOperatorError, match="used by 'Embedding' in module 'pos'"):
-        T.onnx.export(model, T.randint(0, 40, (2, 8)), io.BytesIO(), dynamic_axes={"input0": [0, 1]})
+    session = _session(model, T.randint(0, 40, (2, 8)), input_names=["idx"], dynamic_axes={"idx": [0, 1]})
+    for batch, seq in ((2, 8), (5, 16), (3, 3)):      # arange(t) and mask[:t, :t] follow the sequence axis
+        _check(session, model, (T.randint(0, 40, (batch, seq)),), ["idx"])
+
+
+def test_untraced_tensors_made_from_sizes_are_refused():
+    class Masked(T.nn.Module):
+        def forward(self, x):
+            t = x.shape[1]
+            return x.masked_fill(T.ones(t, t).triu(1).bool(), 0.0)   # ones() is not a traced op
+    with pytest.raises(T.onnx.UnsupportedOperatorError, match="used by 'Triu' in module '<top>'"):
+        T.onnx.export(Masked(), T.randn(2, 4, 4), io.BytesIO(), dynamic_axes={"input0": [1, 2]})
 
 
 def test_file_path_and_unsupported_op(tmp_path):
