@@ -46,6 +46,14 @@ def _pair_sums(y, dim):
     return y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
 
 
+def _refuse_bool(name, y, x):
+    """PyTorch's error for bool samples or sample points."""
+    x_bool = isinstance(x, Tensor) and x._dtype is _dtype.bool
+    if y._dtype is _dtype.bool or x_bool:
+        which = "`x` or `y`" if isinstance(x, Tensor) else "`y`"
+        raise RuntimeError(f"{name}: received a bool input for {which}, but bool is not supported")
+
+
 def _floating(y):
     return y if y._dtype._category == 2 else y.to(_dtype.get_default_dtype())
 
@@ -54,6 +62,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoidal rule: sample points ``x`` (a tensor:
     1-d along ``dim``, or broadcasting with ``y``) or a uniform spacing ``dx`` (default 1)."""
     _require("trapezoid", "y", y)
+    _refuse_bool("trapezoid", y, x)
     d = _integration_dim(y, dim)
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: both x and dx")
@@ -78,6 +87,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral of ``y`` along ``dim`` (one value fewer than ``y`` has
     there): sample points ``x`` or a uniform spacing ``dx`` (default 1)."""
     _require("cumulative_trapezoid", "y", y)
+    _refuse_bool("cumulative_trapezoid", y, x)
     d = _integration_dim(y, dim)
     n = y._data.shape[d]
     if n == 0:
