@@ -72,3 +72,17 @@ def test_gru_matches_per_step_ops(device, reverse, bias):
     assert gradgradcheck(lambda *a: recurrent_sequence.gru_sequence(a[0], a[1], a[2], a[3] if bias else None,
                                                                     reverse)[0].sum(0),
                          tuple(x.detach()[:2].clone().requires_grad_() if x is gi else x for x in leaves))
+
+
+def test_outputs_do_not_alias_the_saved_workspace(device):
+    """Writing into a layer's outputs must not change the hidden states its backward reads."""
+    def weight_grad(inplace):
+        T.manual_seed(0)
+        lstm = T.nn.LSTM(3, 4).to(device)
+        out, _ = lstm(T.randn(5, 2, 3, device=device))
+        kept = out * 1
+        if inplace:
+            out.mul_(0)
+        kept.sum().backward()
+        return lstm.weight_hh_l0.grad.cpu().numpy()
+    np.testing.assert_array_equal(weight_grad(True), weight_grad(False))

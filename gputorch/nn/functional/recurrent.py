@@ -263,11 +263,16 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
     return outputs[0], tuple(outputs[1:])
 
 
+def run_order(steps, reverse):
+    """The time steps in the order a layer runs them: last to first when ``reverse``."""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
+
+
 def recurrent_steps(mode, gi, state, w_hh, b_hh, w_hr, reverse):
     """``(outputs (T, N, H_out), *final states)`` of one layer from its input projection ``gi``
     ``(T, N, gates * H)``, one differentiable step op after another."""
     steps = len(gi)
-    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    order = run_order(steps, reverse)
     outputs = [None] * steps
     gis = gi.unbind(0)
     for t in order:

@@ -17,7 +17,7 @@ from ...autograd import grad_mode
 from ...autograd.engine import grad as autograd_grad
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
-from .recurrent import _back, _compute, _gate_major, _sigmoid_
+from .recurrent import _back, _compute, _gate_major, _sigmoid_, run_order
 
 __all__ = []
 
@@ -42,7 +42,7 @@ class LstmSequenceBackward0(Node):
         hiddens = xp.empty((steps + 1, n, size), work)   # h before each step, then h_T (in run order)
         hiddens[0] = _compute(h0)
         cells[0] = _compute(c0)
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        order = run_order(steps, reverse)
         with quiet_errors():
             for k, t in enumerate(order):
                 gates = hiddens[k] @ w
@@ -59,12 +59,12 @@ class LstmSequenceBackward0(Node):
                 xp.multiply(f, cells[k], out=cy)
                 cy += i * g
                 xp.multiply(o, xp.tanh(cy), out=hiddens[k + 1])
-        out = hiddens[1:][::-1] if reverse else hiddens[1:]
+        out = _in_input_order(hiddens[1:], reverse)
         ctx.save_for_backward(gi, h0, c0, w_hh, b_hh)
         ctx.workspace = (acts, cells, hiddens)
         ctx.reverse = reverse
         like = h0._data
-        return _back(xp.ascontiguousarray(out), like), _back(hiddens[-1].copy(), like), _back(cells[-1].copy(), like)
+        return _back(out, like), _back(hiddens[-1].copy(), like), _back(cells[-1].copy(), like)
 
     def backward(ctx, grad_out, grad_h, grad_c):
         gi, h0, c0, w_hh, b_hh = ctx.saved_values
@@ -89,7 +89,7 @@ class _LstmSequenceGrads(Node):
         dh = xp.zeros((n, size), work) if grad_h is None else _compute(grad_h).astype(work, copy=True)
         dc = xp.zeros((n, size), work) if grad_c is None else _compute(grad_c).astype(work, copy=True)
         d_gates = xp.empty((steps, 4, n, size), work)
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        order = run_order(steps, reverse)
         with quiet_errors():
             for k in range(steps - 1, -1, -1):
                 dh += g_out[order[k]]
@@ -111,12 +111,10 @@ class _LstmSequenceGrads(Node):
                 dc *= f
                 rows = d_gates[k].transpose(1, 0, 2).reshape(n, 4 * size)
                 dh = rows @ w
-        flat = xp.ascontiguousarray(d_gates.transpose(0, 2, 1, 3)).reshape(steps, n, 4 * size)
-        d_gi = flat[::-1] if reverse else flat          # back in input order
+        flat = _row_major_steps(xp, d_gates)
+        d_w, d_b = _recurrent_weight_grads(xp, flat, hiddens, has_bias)
         like = w_hh._data
-        d_w = flat.reshape(steps * n, 4 * size).T @ hiddens[:-1].reshape(steps * n, size)
-        d_b = flat.sum((0, 1)) if has_bias else xp.zeros(0, work)
-        return (_back(xp.ascontiguousarray(d_gi), like), _back(dh, like), _back(dc, like), _back(d_w, like),
+        return (_back(_in_input_order(flat, reverse), like), _back(dh, like), _back(dc, like), _back(d_w, like),
                 _back(d_b, like))
 
 
@@ -136,7 +134,7 @@ class GruSequenceBackward0(Node):
         news = xp.empty((steps, n, size), work)          # n of every step
         hiddens = xp.empty((steps + 1, n, size), work)   # h before each step, then h_T (in run order)
         hiddens[0] = _compute(h0)
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        order = run_order(steps, reverse)
         with quiet_errors():
             for k, t in enumerate(order):
                 gh = hiddens[k] @ w
@@ -156,12 +154,12 @@ class GruSequenceBackward0(Node):
                 xp.subtract(hiddens[k], new, out=out)
                 out *= rz[1]
                 out += new
-        out = hiddens[1:][::-1] if reverse else hiddens[1:]
+        out = _in_input_order(hiddens[1:], reverse)
         ctx.save_for_backward(gi, h0, w_hh, b_hh)
         ctx.workspace = (gates, news, hiddens)
         ctx.reverse = reverse
         like = h0._data
-        return _back(xp.ascontiguousarray(out), like), _back(hiddens[-1].copy(), like)
+        return _back(out, like), _back(hiddens[-1].copy(), like)
 
     def backward(ctx, grad_out, grad_h):
         gi, h0, w_hh, b_hh = ctx.saved_values
@@ -186,7 +184,7 @@ class _GruSequenceGrads(Node):
         dh = xp.zeros((n, size), work) if grad_h is None else _compute(grad_h).astype(work, copy=True)
         d_gi_all = xp.empty((steps, 3, n, size), work)
         d_gh_all = xp.empty((steps, 3, n, size), work)
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        order = run_order(steps, reverse)
         with quiet_errors():
             for k in range(steps - 1, -1, -1):
                 dh += g_out[order[k]]
@@ -208,13 +206,30 @@ class _GruSequenceGrads(Node):
                 xp.multiply(d_n, r, out=d_gh[2])
                 rows = d_gh.transpose(1, 0, 2).reshape(n, 3 * size)
                 dh = d_h + rows @ w
-        flat_gi = xp.ascontiguousarray(d_gi_all.transpose(0, 2, 1, 3)).reshape(steps, n, 3 * size)
-        flat_gh = xp.ascontiguousarray(d_gh_all.transpose(0, 2, 1, 3)).reshape(steps, n, 3 * size)
-        d_gi = flat_gi[::-1] if reverse else flat_gi
+        d_w, d_b = _recurrent_weight_grads(xp, _row_major_steps(xp, d_gh_all), hiddens, has_bias)
         like = w_hh._data
-        d_w = flat_gh.reshape(steps * n, 3 * size).T @ hiddens[:-1].reshape(steps * n, size)
-        d_b = flat_gh.sum((0, 1)) if has_bias else xp.zeros(0, work)
-        return _back(xp.ascontiguousarray(d_gi), like), _back(dh, like), _back(d_w, like), _back(d_b, like)
+        d_gi = _in_input_order(_row_major_steps(xp, d_gi_all), reverse)
+        return _back(d_gi, like), _back(dh, like), _back(d_w, like), _back(d_b, like)
+
+
+def _in_input_order(per_step, reverse):
+    """Per-step arrays kept in run order, as a contiguous array in input order."""
+    return (per_step[::-1] if reverse else per_step).copy()
+
+
+def _row_major_steps(xp, gate_major):
+    """``(T, gates, N, H)`` gate-major per-step gradients as ``(T, N, gates * H)`` rows."""
+    steps, gates, n, size = gate_major.shape
+    return xp.ascontiguousarray(gate_major.transpose(0, 2, 1, 3)).reshape(steps, n, gates * size)
+
+
+def _recurrent_weight_grads(xp, d_gates, hiddens, has_bias):
+    """The gradients of ``W_hh`` (one product over every step) and of ``b_hh`` (empty without a bias),
+    from the gate gradients ``(T, N, G)`` and the hidden state before each step."""
+    steps, n, width = d_gates.shape
+    flat = d_gates.reshape(steps * n, width)
+    d_w = flat.T @ hiddens[:-1].reshape(steps * n, -1)
+    return d_w, flat.sum(0) if has_bias else xp.zeros(0, d_gates.dtype)
 
 
 def _differentiable_grads(ctx, grads, gi, h0, c0, w_hh, b_hh, mode="LSTM"):
