@@ -78,7 +78,7 @@ class Builder:
         kind, v = node.args[i]
         if kind == "value":
             return v
-        if isinstance(v, (bool, int, float)) and not isinstance(v, bool) or isinstance(v, bool):
+        if isinstance(v, (bool, int, float)):
             return self.scalar(v, node)
         self.fail(node, f"an argument of type {type(v).__name__}")
 

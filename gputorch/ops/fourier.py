@@ -106,12 +106,8 @@ def _scale(norm, n, forward):
 
 def _as_float_input(name, x, want_complex):
     """``x`` promoted as torch.fft promotes: integers to the default float, reals to complex where
-    the transform takes complex input; float16 is refused (no half-precision FFT on the CPU)."""
-    require_tensor(name, x)
-    dt = x._dtype
-    if dt is _dtype.float16:
-        raise RuntimeError("Unsupported dtype Half")
-    if dt._category < 2:
+    the transform takes complex input (``_signal_dims`` has already refused float16)."""
+    if x._dtype._category < 2:
         x = x.to(_dtype.get_default_dtype())
     if want_complex and not x._dtype.is_complex:
         x = x.to(x._dtype.to_complex())
@@ -145,7 +141,7 @@ def _wrap_dim(x, d):
 def _signal_dims(x, s, dim, default_all):
     """``(sizes or None, dims)`` for the n-dim transforms' ``s`` and ``dim`` arguments."""
     require_tensor("fft", x)
-    if x._dtype is _dtype.float16:   # checked before the dims, as PyTorch does
+    if x._dtype is _dtype.float16:   # no half-precision FFT on the CPU; checked before the dims, as PyTorch does
         raise RuntimeError("Unsupported dtype Half")
     if dim is not None:
         dims = (dim,) if isinstance(dim, numbers.Integral) else tuple(dim)
