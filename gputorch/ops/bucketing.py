@@ -166,6 +166,20 @@ def _check_float(name, t, half=True):
         raise NotImplementedError(f"\"{name}\" not implemented for '{dtype_word(t._dtype)}'")
 
 
+def _bin_range(lo, hi, dim):
+    """The bin range ``[lo, hi]`` of dimension ``dim`` checked as PyTorch checks it (ordered and
+    finite); an empty range is widened to ``[lo - 0.5, hi + 0.5]``."""
+    if lo > hi:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(lo)} max "
+                           f"{_fmt(hi)} for dimension {dim}")
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{_fmt(lo, 'nan')}, {_fmt(hi, 'nan')}] "
+                           "is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return lo, hi
+
+
 def _data_range(x):
     """``(min, max)`` of the elements of ``x`` as Python floats ((0, 0) when empty)."""
     if x.size == 0:
@@ -323,14 +337,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False, out=No
             lo, hi = float(range[0]), float(range[1])
         else:
             lo, hi = _data_range(input._data) if input._data.size else (0.0, 1.0)
-        if lo > hi:
-            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(lo)} max "
-                               f"{_fmt(hi)} for dimension 0")
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{_fmt(lo, 'nan')}, {_fmt(hi, 'nan')}] "
-                               "is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
+        lo, hi = _bin_range(lo, hi, 0)
         edges, mode = None, "local"
     _check_float("histogramdd", input, half=False)
     if weight is not None and weight._data.shape != input._data.shape:
@@ -430,14 +437,7 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):  # noqa
             lo, hi = float(range[2 * d]), float(range[2 * d + 1])
         else:
             lo, hi = _data_range(points[:, d]) if points.shape[0] else (0.0, 1.0)
-        if lo > hi:
-            raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {_fmt(lo)} max "
-                               f"{_fmt(hi)} for dimension {d}")
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise RuntimeError(f"torch.histogramdd: dimension {d}'s range [{_fmt(lo, 'nan')}, {_fmt(hi, 'nan')}] "
-                               "is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
+        lo, hi = _bin_range(lo, hi, d)
         edges.append(_equal_edges(input, b, lo, hi))
         modes.append("local")
     hist, *bin_edges = apply(HistogramddBackward, input, weight, bool(density), tuple(modes), *edges)
