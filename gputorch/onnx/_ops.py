@@ -284,63 +284,52 @@ def _expand(b, node):
     return b.add("Expand", [b.arg(node, 0), target], node.outputs)
 
 
-def _lstm_sequence(b, node):
-    """The whole-sequence LSTM op as ONNX's LSTM: its input is the traced input projection ``gi``
-    (so ``W`` is a gate-reordering identity), ``R``/``B`` come from ``W_hh``/``b_hh`` in ONNX's
-    gate order (i, o, f, c; PyTorch's is i, f, g, o)."""
-    gi, h0, c0, w_hh, b_hh = (b.arg(node, i) for i in range(5))
-    reverse = node.args[5][1]
-    size = b.shape_of(h0)[-1]
-    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in (0, 3, 1, 2)])
+def _recurrent(b, node, op_type, gate_order, states, **attrs):
+    """A whole-sequence LSTM/GRU op as ONNX's ``op_type``. Its input is the traced projection ``gi``
+    (argument 0), so ``W`` is an identity that reorders the gates into ONNX's order (``gate_order``:
+    PyTorch's gate blocks in ONNX's order); ``R`` and ``B`` come from ``W_hh``/``b_hh`` (the arguments
+    after the ``states`` initial-state arguments) in that order; ``B``'s input half is zero. The
+    outputs are the sequence, then one final state per initial state."""
+    gi = b.arg(node, 0)
+    h0s = [b.arg(node, 1 + k) for k in range(states)]
+    w_hh = b.arg(node, 1 + states)
+    bias_ref = node.args[2 + states]
+    reverse = node.args[3 + states][1]
+    size = b.shape_of(h0s[0])[-1]
+    width = len(gate_order) * size
+    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in gate_order])
     dtype = b.np_dtype_of(gi)
-    w = b.const(np.eye(4 * size, dtype=dtype)[order][None])
     index = b.const(order)
-    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0],
-                            b.const(np.array([0], np.int64))], [b.fresh()])[0]
-    inputs = [gi, w, r]
-    if node.args[4][0] == "const" and node.args[4][1] is None:
+    axes0 = b.const(np.array([0], np.int64))
+
+    def batch_of_one(name):
+        return b.add("Unsqueeze", [name, axes0], [b.fresh()])[0]
+    inputs = [gi, b.const(np.eye(width, dtype=dtype)[order][None]),
+              batch_of_one(b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0])]
+    if bias_ref[0] == "const" and bias_ref[1] is None:
         inputs.append("")
     else:
-        rb = b.add("Gather", [b_hh, index], [b.fresh()], axis=0)[0]
-        zeros = b.const(np.zeros(4 * size, dtype))
-        inputs.append(b.add("Unsqueeze", [b.add("Concat", [zeros, rb], [b.fresh()], axis=0)[0],
-                                          b.const(np.array([0], np.int64))], [b.fresh()])[0])
-    axes0 = b.const(np.array([0], np.int64))
-    inputs += ["", b.add("Unsqueeze", [h0, axes0], [b.fresh()])[0], b.add("Unsqueeze", [c0, axes0], [b.fresh()])[0]]
-    y, y_h, y_c = b.fresh(), b.fresh(), b.fresh()
-    b.add("LSTM", inputs, [y, y_h, y_c], hidden_size=int(size), direction="reverse" if reverse else "forward")
-    b.add("Squeeze", [y, b.const(np.array([1], np.int64))], [node.outputs[0]])
-    b.add("Squeeze", [y_h, axes0], [node.outputs[1]])
-    return b.add("Squeeze", [y_c, axes0], [node.outputs[2]])
+        hidden_bias = b.add("Gather", [b.arg(node, 2 + states), index], [b.fresh()], axis=0)[0]
+        inputs.append(batch_of_one(b.add("Concat", [b.const(np.zeros(width, dtype)), hidden_bias], [b.fresh()],
+                                         axis=0)[0]))
+    inputs += [""] + [batch_of_one(h) for h in h0s]
+    outs = [b.fresh() for _ in range(1 + states)]
+    b.add(op_type, inputs, outs, hidden_size=int(size), direction="reverse" if reverse else "forward", **attrs)
+    b.add("Squeeze", [outs[0], b.const(np.array([1], np.int64))], [node.outputs[0]])
+    for out, final in zip(outs[1:], node.outputs[1:]):
+        b.add("Squeeze", [out, axes0], [final])
+    return node.outputs
+
+
+def _lstm_sequence(b, node):
+    """ONNX's LSTM: gates i, o, f, c (PyTorch's i, f, g, o); initial and final h and c."""
+    return _recurrent(b, node, "LSTM", (0, 3, 1, 2), 2)
 
 
 def _gru_sequence(b, node):
-    """The whole-sequence GRU op as ONNX's GRU with ``linear_before_reset=1`` (PyTorch's formula:
-    the reset gate multiplies ``h @ W_hn.T + b_hn``); its input is the traced projection ``gi``, so
-    ``W`` is a gate-reordering identity (ONNX's order is z, r, h; PyTorch's r, z, n)."""
-    gi, h0, w_hh, b_hh = (b.arg(node, i) for i in range(4))
-    reverse = node.args[4][1]
-    size = b.shape_of(h0)[-1]
-    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in (1, 0, 2)])
-    dtype = b.np_dtype_of(gi)
-    index = b.const(order)
-    axes0 = b.const(np.array([0], np.int64))
-    w = b.const(np.eye(3 * size, dtype=dtype)[order][None])
-    r = b.add("Unsqueeze", [b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0], axes0], [b.fresh()])[0]
-    inputs = [gi, w, r]
-    if node.args[3][0] == "const" and node.args[3][1] is None:
-        inputs.append("")
-    else:
-        rb = b.add("Gather", [b_hh, index], [b.fresh()], axis=0)[0]
-        zeros = b.const(np.zeros(3 * size, dtype))
-        inputs.append(b.add("Unsqueeze", [b.add("Concat", [zeros, rb], [b.fresh()], axis=0)[0], axes0],
-                            [b.fresh()])[0])
-    inputs += ["", b.add("Unsqueeze", [h0, axes0], [b.fresh()])[0]]
-    y, y_h = b.fresh(), b.fresh()
-    b.add("GRU", inputs, [y, y_h], hidden_size=int(size), linear_before_reset=1,
-          direction="reverse" if reverse else "forward")
-    b.add("Squeeze", [y, b.const(np.array([1], np.int64))], [node.outputs[0]])
-    return b.add("Squeeze", [y_h, axes0], [node.outputs[1]])
+    """ONNX's GRU with ``linear_before_reset=1`` (PyTorch's formula: the reset gate multiplies
+    ``h @ W_hn.T + b_hn``): gates z, r, h (PyTorch's r, z, n); initial and final h."""
+    return _recurrent(b, node, "GRU", (1, 0, 2), 1, linear_before_reset=1)
 
 
 def _unbind(b, node):
