@@ -21,6 +21,10 @@ _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 # profiler's "backward" phase comes from here; empty, it costs one check per backward.
 RUN_HOOKS = []
 
+# Callbacks queued during a backward pass (``Variable._execution_engine.queue_callback``): one list
+# per running backward (reentrant backward nests), run in order once that backward's graph is done.
+_CALLBACKS = []
+
 _Tensor = None
 
 
@@ -216,6 +220,7 @@ def _run(outputs, grads, retain_graph, create_graph, inputs, accumulate):
     if RUN_HOOKS:
         for hook in RUN_HOOKS:
             hook(True)
+    _CALLBACKS.append([])
     try:
         while ready:
             node = heappop(ready)[1]
@@ -233,7 +238,11 @@ def _run(outputs, grads, retain_graph, create_graph, inputs, accumulate):
             finally:
                 if dev_ctx is not None:
                     dev_ctx.__exit__(None, None, None)
+        callbacks = _CALLBACKS[-1]
+        while callbacks:                  # a callback may queue another one
+            callbacks.pop(0)()
     finally:
+        _CALLBACKS.pop()
         _GRAD_ENABLED.value = prev_mode
         if RUN_HOOKS:
             for hook in RUN_HOOKS:
@@ -454,3 +463,23 @@ def _accumulate(variable, g, create_graph, owned=False):
     if post:
         for hook in list(post.values()):
             hook(variable)
+
+
+def queue_callback(callback):
+    """Run ``callback()`` (no arguments) when the backward pass now running has executed its whole graph.
+
+    Only valid while a backward pass runs (from a hook or a node); callbacks run in the order they were
+    queued, before ``backward()`` returns. DistributedDataParallel finishes its gradient buckets here.
+    """
+    if not _CALLBACKS:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _CALLBACKS[-1].append(callback)
+
+
+class ExecutionEngine:
+    """``Variable._execution_engine``: the entry PyTorch code uses to queue end-of-backward callbacks."""
+
+    queue_callback = staticmethod(queue_callback)
+
+
+ENGINE = ExecutionEngine()

@@ -4,6 +4,8 @@
 its graph, with ``requires_grad`` set; every tensor is an instance of ``Variable``.
 """
 
+from .engine import ENGINE
+
 __all__ = ["Variable"]
 
 
@@ -24,3 +26,6 @@ class Variable(metaclass=_VariableMeta):
         out = data.detach()
         out.requires_grad_(bool(requires_grad))
         return out
+
+    # ``Variable._execution_engine.queue_callback(fn)``: run ``fn`` at the end of the running backward.
+    _execution_engine = ENGINE
