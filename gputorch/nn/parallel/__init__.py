@@ -1,10 +1,11 @@
 """``nn.parallel``: ``DataParallel`` and ``data_parallel`` on one device (gputorch does not split a
 batch over several GPUs: the module runs where its parameters are, which is what these give with
-one device; the first use says so once), and ``DistributedDataParallel``, which needs
-``gputorch.distributed`` process groups (not available yet: constructing one raises)."""
+one device; the first use says so once), and ``DistributedDataParallel`` (``distributed.py``), one
+replica per process over ``gputorch.distributed``."""
 import warnings
 
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "data_parallel", "DistributedDataParallel"]
 
@@ -46,13 +47,3 @@ def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, mo
     if not isinstance(inputs, tuple):
         inputs = (inputs,)
     return module(*inputs, **(module_kwargs or {}))
-
-
-class DistributedDataParallel(Module):
-    """PyTorch's ``DistributedDataParallel`` needs a process group; gputorch.distributed has none
-    yet, so constructing one raises (importing the name works, as programs import it at the top)."""
-
-    def __init__(self, module, *args, **kwargs):
-        super().__init__()
-        raise RuntimeError("DistributedDataParallel needs gputorch.distributed process groups, which gputorch "
-                           "does not provide yet (gputorch.distributed.is_available() is False)")

@@ -1,0 +1,47 @@
+"""The standard DDP communication hooks. A hook is ``hook(state, bucket) -> Future`` whose value is
+the bucket's averaged flat gradient tensor; ``state`` is the process group (None: the default one).
+
+* :func:`allreduce_hook`: divide by the world size, all-reduce (DDP's own behaviour);
+* :func:`fp16_compress_hook` / :func:`bf16_compress_hook`: the same on a float16 (bfloat16) copy,
+  halving the bytes sent, then written back into the bucket in its own dtype.
+"""
+from ...collectives import all_reduce
+from ...process_group import resolve
+
+__all__ = ["allreduce_hook", "fp16_compress_hook", "bf16_compress_hook"]
+
+
+def _group(state):
+    return resolve(state)
+
+
+def allreduce_hook(process_group, bucket):
+    """Average ``bucket.buffer()`` over the group, in place."""
+    pg = _group(process_group)
+    buffer = bucket.buffer()
+    buffer.div_(pg.size)
+    return all_reduce(buffer, group=pg, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+
+def _compressed(process_group, bucket, dtype):
+    pg = _group(process_group)
+    buffer = bucket.buffer()
+    compressed = buffer.to(dtype).div_(pg.size)
+    fut = all_reduce(compressed, group=pg, async_op=True).get_future()
+
+    def decompress(f):
+        buffer.copy_(f.value()[0])
+        return buffer
+    return fut.then(decompress)
+
+
+def fp16_compress_hook(process_group, bucket):
+    """Average the bucket over the group in float16 (half the bytes), then restore its dtype."""
+    from .... import _dtype
+    return _compressed(process_group, bucket, _dtype.float16)
+
+
+def bf16_compress_hook(process_group, bucket):
+    """As :func:`fp16_compress_hook` in bfloat16 (needs a bfloat16 dtype, which gputorch lacks)."""
+    raise RuntimeError("bf16_compress_hook needs the bfloat16 dtype, which gputorch does not have yet; "
+                       "use fp16_compress_hook")
