@@ -1,17 +1,20 @@
 """Which ranks have joined a collective: the stall inspector behind timeout errors.
 
 Every rank of a group numbers its collectives 1, 2, ... in call order (all ranks call them in the
-same order). On entering collective ``seq`` a rank sends ``seq`` to each peer as a small
-non-blocking message on a communicator of its own; each rank drains what it has received while it
-waits. When a collective times out, the peers whose last announced number is below ``seq`` are the
-ranks that did not join it — named in the error instead of hanging silently (as Horovod's stall
-inspector does).
+same order). On entering collective ``seq`` a rank sends ``seq`` and the collective's name to each
+peer as a small non-blocking message on a communicator of its own; each rank drains what it has
+received while it waits. When a collective times out, the peers whose last announced number is
+below ``seq`` are the ranks that did not join it, and a peer that announced ``seq`` under another
+name called a different collective — both named in the error instead of hanging silently (as
+Horovod's stall inspector does).
 """
 import numpy as np
 
 from ._mpi import mpi
 
 _TAG = 0x6770
+_NAMES = ["?", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
+          "gather", "scatter", "all_to_all_single", "all_to_all", "barrier", "monitored_barrier"]
 
 
 class ArrivalNotices:
@@ -20,20 +23,23 @@ class ArrivalNotices:
     def __init__(self, comm):
         self.comm = comm.Dup()
         self.last_seq = [0] * comm.Get_size()
+        self.last_name = ["?"] * comm.Get_size()
         self._sends = []
-        self._incoming = np.zeros(1, dtype=np.int64)
+        self._incoming = np.zeros(2, dtype=np.int64)
         self._status = mpi().Status()
 
-    def announce(self, seq):
-        """Tell every peer that this rank has entered collective ``seq``."""
+    def announce(self, seq, name):
+        """Tell every peer that this rank has entered collective ``seq``, called ``name``."""
         MPI = mpi()
         me = self.comm.Get_rank()
         self.last_seq[me] = seq
+        self.last_name[me] = name
+        code = _NAMES.index(name) if name in _NAMES else 0
         if self._sends and MPI.Request.Testall([r for r, _ in self._sends]):
             self._sends.clear()
         for peer in range(self.comm.Get_size()):
             if peer != me:
-                buf = np.array([seq], dtype=np.int64)
+                buf = np.array([seq, code], dtype=np.int64)
                 self._sends.append((self.comm.Isend(buf, dest=peer, tag=_TAG), buf))
         self.drain()
 
@@ -46,14 +52,20 @@ class ArrivalNotices:
             self.comm.Recv(self._incoming, source=src, tag=_TAG)
             if self._incoming[0] > self.last_seq[src]:
                 self.last_seq[src] = int(self._incoming[0])
+                self.last_name[src] = _NAMES[int(self._incoming[1])]
 
     def missing(self, seq):
-        """The group ranks that have not announced collective ``seq`` (this one excepted)."""
+        """The group ranks that have not announced collective ``seq``."""
         self.drain()
         return [r for r, last in enumerate(self.last_seq) if last < seq]
 
+    def elsewhere(self, seq, name):
+        """``{rank: other name}`` for the group ranks that announced collective ``seq`` as another one."""
+        self.drain()
+        return {r: n for r, (last, n) in enumerate(zip(self.last_seq, self.last_name))
+                if last == seq and n != name and n != "?"}
+
     def free(self):
-        MPI = mpi()
         for req, _ in self._sends:
             if not req.Test():
                 req.Cancel()

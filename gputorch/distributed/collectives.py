@@ -28,7 +28,7 @@ def _done(work, async_op):
 
 
 def _begin(pg, name, fingerprint):
-    seq = pg.next_seq()
+    seq = pg.next_seq(name)
     check_consistent(pg, seq, name, f"{name} {fingerprint}")
     return seq
 
@@ -354,7 +354,7 @@ def monitored_barrier(group=None, timeout=None, wait_all_ranks=False):
     pg = resolve(group)
     if pg is None:
         return None
-    seq = _begin(pg, "monitored_barrier", "")
+    seq = _begin(pg, "monitored_barrier", "")  # noqa: F841 - numbered like every collective
     Work(pg, "monitored_barrier", seq, [pg.comm.Ibarrier()]).wait(timeout)
 
 

@@ -85,10 +85,10 @@ class ProcessGroup:
         ProcessGroup._count += 1
         self.id = ProcessGroup._count
 
-    def next_seq(self):
-        """Number the next collective and announce it to the peers."""
+    def next_seq(self, name):
+        """Number the next collective (called ``name``) and announce it to the peers."""
         self.seq += 1
-        self.arrivals.announce(self.seq)
+        self.arrivals.announce(self.seq, name)
         return self.seq
 
     def global_rank(self, group_rank):
@@ -98,7 +98,7 @@ class ProcessGroup:
         try:
             return self.ranks.index(global_rank)
         except ValueError:
-            raise ValueError(f"{what} {global_rank} is not part of {self.describe()} "
+            raise ValueError(f"{what} rank {global_rank} is not part of {self.describe()} "
                              f"(its ranks are {self.ranks})") from None
 
     def describe(self):

@@ -99,10 +99,14 @@ class Work:
         else:
             what = f"{self.name} (collective #{self.seq} of {group.describe()})"
             missing = [group.global_rank(r) for r in group.arrivals.missing(self.seq)]
+            base = self.name.split(" ")[0]
+            elsewhere = {group.global_rank(r): n for r, n in group.arrivals.elsewhere(self.seq, base).items()}
+            parts = []
             if missing:
-                who = f"rank(s) {missing} did not join it"
-            else:
-                who = "every rank joined it, but it did not finish (a rank may have failed inside it)"
+                parts.append(f"rank(s) {missing} did not join it")
+            for r, other in sorted(elsewhere.items()):
+                parts.append(f"rank {r} called {other} as collective #{self.seq} instead")
+            who = "; ".join(parts) or "every rank joined it, but it did not finish (a rank may have failed inside it)"
         return DistBackendError(
             f"gputorch.distributed: {what} did not complete within the timeout of {limit:g} s on rank "
             f"{group.global_rank(group.rank)}: {who}")

@@ -88,10 +88,9 @@ EXCLUDED = {
     ],
     "torch.nn": [
         (r"quantized|quantizable|qat|intrinsic|ao|common_types|factory_kwargs|grad|attention|modules|"
-         r"parameter|init|functional|utils|parallel|backends|cpp|Container|SyncBatchNorm|NLLLoss2d|"
+         r"parameter|init|functional|utils|parallel|backends|cpp|Container|NLLLoss2d|"
          r"LinearCrossEntropy\w*",
-         "quantized modules, submodules and deprecated names (NLLLoss2d, Container), SyncBatchNorm "
-         "(needs distributed, issue 17)"),
+         "quantized modules, submodules and deprecated names (NLLLoss2d, Container)"),
     ],
     "torch.nn.functional": [
         (r"BroadcastingList\d|DType|GRID_SAMPLE_\w+|ScalingType|SwizzleType|Tensor|boolean_dispatch|"

@@ -1,6 +1,6 @@
 """nn.parallel on one device: DataParallel wraps a module as PyTorch's does (``module.`` state_dict
 keys, same outputs and gradients) and says once that it does not split batches;
-DistributedDataParallel cannot be built without process groups."""
+DistributedDataParallel needs a process group, and equals single-process training under MPI."""
 import warnings
 
 import numpy as np
@@ -27,13 +27,22 @@ def test_data_parallel_is_the_module_on_one_device(device):
     assert_close(nn.parallel.data_parallel(inner, x), inner(x), 0, 0)
 
 
-def test_distributed_data_parallel_needs_process_groups():
-    with pytest.raises(RuntimeError, match="process groups"):
+def test_distributed_data_parallel_needs_a_process_group():
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
 
 
-def test_distributed_is_unavailable_and_says_so():
-    assert gputorch.distributed.is_available() is False
-    assert gputorch.distributed.is_initialized() is False
-    with pytest.raises(RuntimeError, match="not available"):
-        gputorch.distributed.init_process_group("gloo")
+def test_distributed_data_parallel_equals_single_process_training():
+    """MLP, CNN with SyncBatchNorm and LSTM on 2 processes, several buckets, no_sync, fp16 compression,
+    unused parameters: see tests/distributed/workers/data_parallel.py."""
+    from tests.distributed._launch import assert_all_passed, run_workers
+    assert_all_passed(run_workers("data_parallel.py", timeout=300))
+
+
+def test_buckets_fill_in_reverse_registration_order():
+    from gputorch.nn.parallel._reducer import assign_buckets
+    params = [gputorch.zeros(n) for n in (100, 300, 200, 50)]          # float32: 4 bytes each
+    assert assign_buckets(params, cap_bytes=1000, first_cap_bytes=600) == [[3, 2], [1], [0]]
+    assert assign_buckets(params, cap_bytes=10 ** 6) == [[3, 2, 1, 0]]
+    mixed = [gputorch.zeros(4), gputorch.zeros(4, dtype=gputorch.float64), gputorch.zeros(4)]
+    assert assign_buckets(mixed, cap_bytes=10 ** 6) == [[2], [1], [0]]   # one dtype per bucket

@@ -6,6 +6,7 @@ from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .upsampling import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .sync_batchnorm import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403

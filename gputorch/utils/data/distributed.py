@@ -16,9 +16,9 @@ class DistributedSampler(Sampler):
 
     Args:
         dataset: a map-style dataset (its length is used).
-        num_replicas (int): the number of processes sharing the data. gputorch has no
-            process-group package, so it must be given.
-        rank (int): this process's rank in ``[0, num_replicas - 1]``.
+        num_replicas (int): the number of processes sharing the data (default: the default process
+            group's world size).
+        rank (int): this process's rank in ``[0, num_replicas - 1]`` (default: its rank in the group).
         shuffle (bool): shuffle the indices (default True).
         seed (int): the shuffling seed, the same in every replica (default 0).
         drop_last (bool): drop the tail so the data divides evenly instead of padding it
@@ -27,9 +27,12 @@ class DistributedSampler(Sampler):
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            raise RuntimeError(
-                "DistributedSampler needs num_replicas and rank: gputorch has no distributed process "
-                "group to read them from, so pass both explicitly")
+            from ... import distributed as dist
+            if not dist.is_initialized():
+                raise RuntimeError("DistributedSampler needs num_replicas and rank, or an initialized default "
+                                   "process group to read them from (gputorch.distributed.init_process_group)")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

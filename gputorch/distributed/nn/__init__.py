@@ -1,0 +1,4 @@
+"""``gputorch.distributed.nn``: collectives that autograd differentiates (``functional``)."""
+from . import functional
+
+__all__ = ["functional"]
