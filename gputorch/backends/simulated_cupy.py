@@ -26,7 +26,9 @@ Besides arrays it provides what the CUDA backend uses of CuPy:
   simulated device memory raises ``cuda.memory.OutOfMemoryError``;
 * ``cuda.runtime.memGetInfo()``: (free, total) of a simulated device of
   ``GPUTORCH_SIMULATE_CUDA_MEMORY`` bytes (default 16 GiB; suffixes K, M, G accepted);
-* streams and events as no-ops (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``).
+* streams and events (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``): kernels run
+  synchronously, so only the simulated NCCL's collectives (``cuda.nccl``, built on MPI) are ever in
+  flight on a stream.
 """
 import inspect as _inspect
 import os
@@ -137,6 +139,8 @@ from . import simulated_cupy_memory as _memory, simulated_cupy_kernels as _kerne
 
 _memory.install(cuda, _runtime)
 _kernels.install(cuda)
+from . import simulated_cupy_nccl as _nccl  # noqa: E402
+cuda.nccl = _nccl
 
 
 from .simulated_cupy_array import (ndarray, check_current as _check_current,  # noqa: E402

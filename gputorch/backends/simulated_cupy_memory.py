@@ -188,22 +188,46 @@ class MemoryPointer:
         return f"<MemoryPointer 0x{self.ptr:x} on device {self.device_id}>"
 
 
+# Work that really runs asynchronously in the simulator: the simulated NCCL's collectives (MPI
+# requests in flight), per stream pointer. Kernels and copies run synchronously, so only these make
+# a stream, or an event recorded on it, not done yet.
+_IN_FLIGHT = {}
+
+
+def enqueue(stream, operation):
+    """Put ``operation`` (``.test() -> bool``, ``.wait()``) in flight on ``stream`` (a pointer)."""
+    _IN_FLIGHT.setdefault(int(stream), []).append(operation)
+
+
+def _in_flight(stream_ptr):
+    ops = _IN_FLIGHT.get(stream_ptr)
+    if ops:
+        ops[:] = [op for op in ops if not op.test()]
+    return list(ops or ())
+
+
 class Event:
-    """``cupy.cuda.Event``: records the host time (work is synchronous in the simulator)."""
+    """``cupy.cuda.Event``: records the host time, and the asynchronous work in flight on the stream."""
 
     def __init__(self, block=False, disable_timing=False, interprocess=False):
         self.ptr = id(self)
         self._time = None
+        self._ops = []
 
     def record(self, stream=None):
         self._time = time.perf_counter()
+        stream = get_current_stream() if stream is None else stream
+        self._ops = _in_flight(stream.ptr)
 
     def synchronize(self):
-        pass
+        for op in self._ops:
+            op.wait()
+        self._ops = []
 
     @property
     def done(self):
-        return True
+        self._ops = [op for op in self._ops if not op.test()]
+        return not self._ops
 
 
 def get_elapsed_time(start_event, end_event):
@@ -233,7 +257,8 @@ class Stream:
         return self
 
     def synchronize(self):
-        pass
+        for op in _in_flight(self.ptr):
+            op.wait()
 
     def record(self, event=None):
         event = event or Event()
@@ -245,7 +270,7 @@ class Stream:
 
     @property
     def done(self):
-        return True
+        return not _in_flight(self.ptr)
 
     def __eq__(self, other):
         return isinstance(other, Stream) and other.ptr == self.ptr

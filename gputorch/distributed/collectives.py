@@ -33,8 +33,13 @@ def _begin(pg, name, fingerprint):
     return seq
 
 
-def _use_nccl(pg, tensors):
-    return pg.backend == "nccl" and tensors[0]._device.type == "cuda"
+_BITWISE = (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR)
+
+
+def _use_nccl(pg, tensors, op=None):
+    """Whether NCCL moves these tensors: CUDA tensors of an "nccl" group, except for the bitwise
+    reductions NCCL lacks (those, like the collectives NCCL has no call for, go through host memory)."""
+    return pg.backend == "nccl" and tensors[0]._device.type == "cuda" and op not in _BITWISE
 
 
 def _check_same_device(tensors, name):
@@ -71,7 +76,7 @@ def all_reduce(tensor, op=RedOpType.SUM, group=None, async_op=False):
     check_tensor(tensor)
     op, wire, mpi_op = _reduction(tensor, op, "all_reduce")
     seq = _begin(pg, "all_reduce", f"{op.name} {describe_tensors([tensor])}")
-    if _use_nccl(pg, [tensor]):
+    if _use_nccl(pg, [tensor], op):
         return _done(pg.nccl().all_reduce(seq, tensor, op), async_op)
     buf = HostBuffer(tensor, wire)
     req = pg.comm.Iallreduce(_mpi.mpi().IN_PLACE, buf.array, op=mpi_op)
@@ -106,7 +111,7 @@ def reduce(tensor, dst=None, op=RedOpType.SUM, group=None, async_op=False, group
     root = _root(pg, dst, group_dst, "dst")
     op, wire, mpi_op = _reduction(tensor, op, "reduce")
     seq = _begin(pg, "reduce", f"root={root} {op.name} {describe_tensors([tensor])}")
-    if _use_nccl(pg, [tensor]):
+    if _use_nccl(pg, [tensor], op):
         return _done(pg.nccl().reduce(seq, tensor, op, root), async_op)
     MPI = _mpi.mpi()
     if pg.rank == root:
@@ -211,7 +216,7 @@ def reduce_scatter_tensor(output, input, op=RedOpType.SUM, group=None, async_op=
     _check_multiple(input, output, pg.size, "reduce_scatter_tensor")
     op, wire, mpi_op = _reduction(input, op, "reduce_scatter_tensor")
     seq = _begin(pg, "reduce_scatter_tensor", f"{op.name} {describe_tensors([input])}")
-    if _use_nccl(pg, [input]):
+    if _use_nccl(pg, [input], op):
         return _done(pg.nccl().reduce_scatter(seq, output, input, op), async_op)
     send = HostBuffer(input, wire).array
     out = HostBuffer(output, wire, read=False)

@@ -31,9 +31,13 @@ class Work:
         finish (callable | None): runs once when the requests are done (copies staged results back).
         outputs (list): the tensors ``result()`` returns.
         peer (int | None): for send/recv, the group rank on the other side.
+        poll (callable | None): ``poll() -> bool`` in place of testing MPI requests (an NCCL
+            operation: whether the event recorded after it on its stream is done).
+        on_timeout (callable | None): runs before the timeout error is raised (aborts an NCCL
+            communicator, whose stream would otherwise never finish).
     """
 
-    def __init__(self, group, name, seq, requests, finish=None, outputs=(), peer=None):
+    def __init__(self, group, name, seq, requests, finish=None, outputs=(), peer=None, poll=None, on_timeout=None):
         self.group = group
         self.name = name
         self.seq = seq
@@ -43,6 +47,8 @@ class Work:
         self._peer = peer
         self._done = False
         self._status = None            # an MPI Status to fill (a receive from any source)
+        self._poll = poll
+        self._on_timeout = on_timeout
         self._started = time.monotonic()
         group._pending.append(self)
 
@@ -58,6 +64,8 @@ class Work:
             finish()
 
     def _test(self):
+        if self._poll is not None:
+            return self._poll()
         if self._status is not None:
             return self._requests[0].Test(self._status)
         return mpi().Request.Testall(self._requests)
@@ -83,6 +91,8 @@ class Work:
         while not test():
             now = time.monotonic()
             if now > deadline:
+                if self._on_timeout is not None:
+                    self._on_timeout()
                 raise self._timeout_error(limit)
             if now > spin_until:
                 time.sleep(pause)

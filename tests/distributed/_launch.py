@@ -43,3 +43,12 @@ def assert_all_passed(proc, n=2):
     """Every rank printed ``PASS <rank>`` (the processes' lines may interleave)."""
     passed = sorted(int(r) for r in re.findall(r"PASS (\d+)", proc.stdout))
     assert passed == list(range(n)), proc.stdout + proc.stderr
+
+
+def backends():
+    """The backends to run workers with: "mpi", and "nccl" where (simulated) GPUs give it CUDA tensors."""
+    import gputorch
+    nccl = pytest.param("nccl", marks=pytest.mark.skipif(
+        not gputorch.cuda.is_available() or gputorch.cuda.device_count() < 2,
+        reason="the NCCL path needs two (simulated) GPUs"))
+    return ["mpi", nccl]

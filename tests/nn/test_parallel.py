@@ -9,6 +9,7 @@ import pytest
 import gputorch
 from gputorch import nn
 from tests._helpers import assert_close
+from tests.distributed._launch import assert_all_passed, backends, run_workers
 
 
 def test_data_parallel_is_the_module_on_one_device(device):
@@ -32,11 +33,11 @@ def test_distributed_data_parallel_needs_a_process_group():
         nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
 
 
-def test_distributed_data_parallel_equals_single_process_training():
+@pytest.mark.parametrize("backend", backends())
+def test_distributed_data_parallel_equals_single_process_training(backend):
     """MLP, CNN with SyncBatchNorm and LSTM on 2 processes, several buckets, no_sync, fp16 compression,
     unused parameters: see tests/distributed/workers/data_parallel.py."""
-    from tests.distributed._launch import assert_all_passed, run_workers
-    assert_all_passed(run_workers("data_parallel.py", timeout=300))
+    assert_all_passed(run_workers("data_parallel.py", backend, timeout=300))
 
 
 def test_buckets_fill_in_reverse_registration_order():

@@ -1,4 +1,5 @@
-"""Every collective on 2+ ranks against NumPy, on this rank's device (CPU, or a simulated GPU)."""
+"""Every collective on 2+ ranks against NumPy, on this rank's device (CPU, or a simulated GPU).
+``argv[1]``: the backend ("mpi" by default; "nccl" sends CUDA tensors through NCCL)."""
 import sys
 
 import numpy as np
@@ -9,7 +10,7 @@ from _common import passed, setup  # noqa: E402
 import gputorch as torch  # noqa: E402
 import gputorch.distributed as dist  # noqa: E402
 
-rank, n, dev = setup()
+rank, n, dev = setup(sys.argv[1] if len(sys.argv) > 1 else "mpi")
 
 
 def data(r, shape=(3, 4), dtype=np.float64):

@@ -2,6 +2,7 @@
 
 Every rank also trains the reference model on the whole batch itself; the DDP replica sees only
 its rank's rows. Models: an MLP, a CNN with batch norm (SyncBatchNorm), an LSTM regressor.
+``argv[1]``: the backend ("mpi" by default, or "nccl").
 """
 import sys
 
@@ -16,7 +17,7 @@ from gputorch import nn  # noqa: E402
 from gputorch.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E402
 from gputorch.nn.parallel import DistributedDataParallel as DDP  # noqa: E402
 
-rank, n, dev = setup()
+rank, n, dev = setup(sys.argv[1] if len(sys.argv) > 1 else "mpi")
 torch.set_default_dtype(torch.float64)
 rng = np.random.default_rng(1234)
 

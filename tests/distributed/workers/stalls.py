@@ -1,5 +1,5 @@
 """Failures that must be named, never hang: a rank that leaves early, a rank that skips a collective,
-and (at DETAIL debug level) mismatched shapes. ``argv[1]`` picks the scenario."""
+and (at DETAIL debug level) mismatched shapes. ``argv[1]`` picks the scenario, ``argv[2]`` the backend."""
 import sys
 import time
 
@@ -11,7 +11,7 @@ import gputorch as torch  # noqa: E402
 import gputorch.distributed as dist  # noqa: E402
 
 scenario = sys.argv[1]
-rank, n, dev = setup(timeout_s=2)
+rank, n, dev = setup(sys.argv[2] if len(sys.argv) > 2 else "mpi", timeout_s=2)
 dist.all_reduce(torch.ones(2, device=dev))                      # collective #1: everyone joins
 
 if scenario == "early_exit":
