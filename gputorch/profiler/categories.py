@@ -8,6 +8,9 @@ the role listed first below wins:
 ``buffers``          module buffers (running statistics, ...)
 ``gradients``        ``.grad`` of parameters
 ``optimizer_state``  tensors in ``optimizer.state`` (moments, step counters, ...)
+``communication``    buffers of distributed training: DistributedDataParallel's gradient buckets
+                     (with ``gradient_as_bucket_view`` the ``.grad`` views share them and they
+                     count as gradients)
 ``activations``      tensors held by the autograd graph for backward, until backward frees them
 ``temporaries``      tensors freed within the operation that made them (inside one module call,
                      one backward pass, one optimizer step)
@@ -18,18 +21,19 @@ graph but the storage lives on; a tensor made inside an optimizer step becomes o
 if the optimizer keeps it in its state.
 """
 
-__all__ = ["CATEGORIES", "PARAMETERS", "BUFFERS", "GRADIENTS", "OPTIMIZER_STATE", "ACTIVATIONS",
+__all__ = ["CATEGORIES", "PARAMETERS", "BUFFERS", "GRADIENTS", "OPTIMIZER_STATE", "COMMUNICATION", "ACTIVATIONS",
            "TEMPORARIES", "OTHER", "RANK", "stronger"]
 
 PARAMETERS = "parameters"
 BUFFERS = "buffers"
 GRADIENTS = "gradients"
 OPTIMIZER_STATE = "optimizer_state"
+COMMUNICATION = "communication"
 ACTIVATIONS = "activations"
 TEMPORARIES = "temporaries"
 OTHER = "other"
 
-CATEGORIES = (PARAMETERS, BUFFERS, GRADIENTS, OPTIMIZER_STATE, ACTIVATIONS, TEMPORARIES, OTHER)
+CATEGORIES = (PARAMETERS, BUFFERS, GRADIENTS, OPTIMIZER_STATE, COMMUNICATION, ACTIVATIONS, TEMPORARIES, OTHER)
 
 RANK = {c: i for i, c in enumerate(CATEGORIES)}   # lower rank wins
 

@@ -9,7 +9,10 @@ the profiler; with it off, each hook point costs one check of an empty list):
 - global module forward pre/post hooks (phase "forward", the module stack, module paths);
 - global module parameter/buffer/submodule registration hooks (the module map is rebuilt);
 - global optimizer step pre/post hooks (phase "optimizer", steps, optimizer state);
-- a post-accumulate-grad hook on each known parameter (its ``.grad`` is a gradient at once).
+- a post-accumulate-grad hook on each known parameter (its ``.grad`` is a gradient at once);
+- ``gputorch.nn.parallel._reducer.BUCKET_HOOKS``: DistributedDataParallel's gradient buckets
+  (communication memory);
+- ``gputorch.distributed.work.COMM_HOOKS``: collectives posted and completed (timeline marks).
 
 Module paths come from the model given to the profiler (``""`` is its root) or, without one,
 from the first module called outside any other module; modules called outside the model are
@@ -20,10 +23,12 @@ import weakref
 from .. import _tensor
 from .._tensor import Tensor
 from ..autograd import engine, node
+from ..distributed import work as comm_work
 from ..nn.modules import module as nn_module
+from ..nn.parallel import _reducer as ddp_reducer
 from ..nn.parameter import Parameter
 from ..optim import optimizer as optim_base
-from .categories import BUFFERS, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
+from .categories import BUFFERS, COMMUNICATION, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
 from .phases import BACKWARD, FORWARD, OPTIMIZER, OTHER_PHASE
 from .tracker import ModuleCall
 
@@ -96,6 +101,7 @@ class Observer:
         self._state_records = set()
         self._handles = []
         self._grad_handles = {}                         # id(param) -> (param, handle)
+        self._comm_open = {}                            # id(work) -> its communication mark
         self._grad_hook = _GradHook(self)
         if model is not None:
             self.roots.append((model, ""))
@@ -108,6 +114,10 @@ class Observer:
         _tensor.CREATION_HOOKS.append(tr.on_tensor)
         node.SAVE_HOOKS.append(tr.on_saved)
         engine.RUN_HOOKS.append(self.on_backward)
+        ddp_reducer.BUCKET_HOOKS.append(self.on_bucket)
+        comm_work.COMM_HOOKS.append(self.on_comm)
+        for buffer in list(ddp_reducer.BUCKET_BUFFERS.values()):
+            self.on_bucket(buffer)
         self._handles = [
             nn_module.register_module_forward_pre_hook(self.pre_forward),
             nn_module.register_module_forward_hook(self.post_forward, always_call=True),
@@ -126,12 +136,34 @@ class Observer:
         _remove(_tensor.CREATION_HOOKS, self.tracker.on_tensor)
         _remove(node.SAVE_HOOKS, self.tracker.on_saved)
         _remove(engine.RUN_HOOKS, self.on_backward)
+        _remove(ddp_reducer.BUCKET_HOOKS, self.on_bucket)
+        _remove(comm_work.COMM_HOOKS, self.on_comm)
         for h in self._handles:
             h.remove()
         self._handles = []
         for param, handle in self._grad_handles.values():
             handle.remove()
         self._grad_handles = {}
+
+    def on_comm(self, work, event):
+        """A collective or send/recv was posted ("start") or completed ("end"): a timeline mark."""
+        tr = self.tracker
+        now = tr.now()
+        if event == "start":
+            mark = {"name": work.name, "seq": work.seq, "bytes": work.nbytes, "start": now, "end": None,
+                    "step": tr.step, "phase": tr.phase}
+            tr.communication.append(mark)
+            self._comm_open[id(work)] = mark
+        else:
+            mark = self._comm_open.pop(id(work), None)
+            if mark is not None:
+                mark["end"] = now
+
+    def on_bucket(self, buffer):
+        """A DistributedDataParallel gradient bucket: communication memory."""
+        rec = self.tracker.storage(buffer)
+        if rec is not None:
+            self.tracker.assign(rec, COMMUNICATION)
 
     # ------------------------------------------------------------------ module map and roles
     def _structure_changed(self, *args):

@@ -16,7 +16,7 @@ __all__ = ["render"]
 
 MAX_POINTS = 20_000
 COLORS = {"parameters": "#4e79a7", "buffers": "#76b7b2", "gradients": "#f28e2c", "optimizer_state": "#e15759",
-          "activations": "#59a14f", "temporaries": "#edc949", "other": "#bab0ab"}
+          "communication": "#b07aa1", "activations": "#59a14f", "temporaries": "#edc949", "other": "#bab0ab"}
 PHASE_COLORS = {"forward": "#a0cbe8", "backward": "#ffbe7d", "optimizer": "#ff9d9a", "other": "#e0e0e0"}
 
 

@@ -23,6 +23,8 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 ``timeline``           samples ``{"t", "step", "phase", <category>: bytes}``
 ``leaks``              findings of the leak check (dicts with kind, step, bytes, module, op, message)
 ``views``              per GPU: the allocator's and the device's views (see ``views.py``)
+``communication``      marks of the collectives run while profiling (DistributedDataParallel's bucket
+                       all-reduces, ...): dicts with name, seq, bytes, start, end (seconds), step, phase
 ``steps``, ``duration``
 """
 import json
@@ -53,6 +55,7 @@ class MemoryReport:
         self.duration = state["time"]
         self.category_peaks = dict(timeline.category_peaks)
         self.timeline = timeline.sample_dicts()
+        self.communication = [dict(m) for m in tracker.communication]
         self.leaks = list(leaks)
         self.views = state["views"]
         peak_live = timeline.peak_live
@@ -92,7 +95,7 @@ class MemoryReport:
             "checkpoint_savings": self.checkpoint_savings,
             "checkpoint_savings_at_peak": self.checkpoint_savings_at_peak, "leaks": self.leaks, "views": self.views,
             "steps": self.steps, "duration": self.duration, "categories": list(CATEGORIES),
-            "timeline": self.timeline,
+            "timeline": self.timeline, "communication": self.communication,
         }
 
     def save_json(self, path):
@@ -132,6 +135,10 @@ class MemoryReport:
                              [(format_bytes(d["bytes"]), d["category"], "x".join(map(str, d["shape"])) or "scalar",
                                d["dtype"], d["op"], d["name"] or _name(d["module"])) for d in self.largest],
                              "<<<<<<"))
+        if self.communication:
+            out += ["", "Communication (collectives while profiling):"]
+            out.append(table(["operation", "count", "bytes", "seconds in flight"], _communication_rows(self.communication),
+                             "<>>>"))
         advice = sorted(((b, p) for p, b in self.checkpoint_savings.items() if p != ""), reverse=True)[:5]
         if advice:
             out += ["", f"Checkpointing would lower the activation peak "
@@ -168,6 +175,17 @@ class MemoryReport:
     def __repr__(self):
         return (f"<MemoryReport peak={self.peak_bytes} B ({self.peak_phase}, step {self.peak_step}), "
                 f"steps={self.steps}, leaks={len(self.leaks)}>")
+
+
+def _communication_rows(marks):
+    """One row per operation name: count, bytes delivered, seconds between posting and completion."""
+    rows = {}
+    for m in marks:
+        name = m["name"]
+        count, nbytes, seconds = rows.get(name, (0, 0, 0.0))
+        span = (m["end"] - m["start"]) if m["end"] is not None else 0.0
+        rows[name] = (count + 1, nbytes + m["bytes"], seconds + span)
+    return [(name, str(c), format_bytes(b), f"{s:.4f}") for name, (c, b, s) in sorted(rows.items())]
 
 
 def _name(path):

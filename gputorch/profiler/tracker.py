@@ -150,6 +150,7 @@ class StorageTracker:
         self.live = {}              # id(owner array) -> StorageRecord
         self.current = dict.fromkeys(CATEGORIES, 0)
         self.events = []
+        self.communication = []      # marks of collectives: dicts with name, seq, bytes, start, end, step, phase
         self.phase = OTHER_PHASE
         self._new_category = OTHER  # the category of a storage made now (by phase)
         self.step = 0

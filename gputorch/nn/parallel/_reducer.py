@@ -11,6 +11,7 @@ data only inside MPI calls). At the end of backward (an engine callback) the red
 is left, waits for every bucket and copies the averaged gradients back into ``.grad``.
 """
 import time
+import weakref
 
 import numpy as np
 
@@ -21,6 +22,11 @@ from ...autograd import engine
 from ...autograd.grad_mode import no_grad
 
 _FIRST_BUCKET_BYTES = 1 << 20
+
+# The bucket buffers alive, ``{id: tensor}`` (weakly), and ``hook(buffer)`` callbacks run for each new
+# one: how the memory profiler finds the communication buffers without the reducer knowing it.
+BUCKET_BUFFERS = weakref.WeakValueDictionary()
+BUCKET_HOOKS = []
 
 
 class GradBucket:
@@ -66,6 +72,9 @@ class _Bucket:
             total += p.numel()
         from ...ops.creation import zeros
         self.buffer = zeros(total, dtype=params[0].dtype, device=params[0].device)
+        BUCKET_BUFFERS[id(self.buffer)] = self.buffer
+        for hook in BUCKET_HOOKS:
+            hook(self.buffer)
         self.pending = 0
         self.future = None
         self.grad_bucket = None
