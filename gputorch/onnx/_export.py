@@ -82,6 +82,41 @@ class Builder:
             return self.scalar(v, node)
         self.fail(node, f"an argument of type {type(v).__name__}")
 
+    def common_dtype(self, node, indices):
+        """PyTorch's promoted dtype of arguments ``indices`` of ``node`` (tensors by rank, then Python
+        scalars), as an arithmetic op or a comparison sees them."""
+        dim = zero = wrapped = None
+        for i in indices:
+            kind, v = node.args[i]
+            if kind == "value":
+                shape, dt = self.graph.info[v]
+                if shape:
+                    dim = dt if dim is None else _dtype.promote_types(dim, dt)
+                else:
+                    zero = dt if zero is None else _dtype.promote_types(zero, dt)
+            elif isinstance(v, (bool, int, float)):
+                dt = _dtype.scalar_dtype(v)
+                wrapped = dt if wrapped is None else _dtype.promote_types(wrapped, dt)
+        return _dtype._combine(dim, _dtype._combine(zero, wrapped))
+
+    def operand(self, node, i, dt):
+        """Argument ``i`` of ``node`` as an ONNX value of dtype ``dt``: a tensor cast where its dtype
+        differs, a Python number made a 0-d constant of ``dt``."""
+        kind, v = node.args[i]
+        if kind != "value":
+            if not isinstance(v, (bool, int, float)):
+                self.fail(node, f"an argument of type {type(v).__name__}")
+            return self.const(np.array(v, dtype=dt.np))
+        return self.cast(v, dt)
+
+    def cast(self, name, dt):
+        """``name`` as dtype ``dt`` (a ``Cast`` only where its traced dtype differs)."""
+        if self.graph.info[name][1] is dt:
+            return name
+        out = self.add("Cast", [name], [self.fresh()], to=self.onnx_dtype(dt))[0]
+        self.graph.info[out] = (self.graph.info[name][0], dt)
+        return out
+
     def add(self, op_type, inputs, outputs, **attrs):
         self.nodes.append(self.onnx.helper.make_node(op_type, list(inputs), list(outputs), **attrs))
         return list(outputs)

@@ -7,19 +7,19 @@ initializer, ``b.shape_of(name)`` and ``b.dtype_of(name)`` give what the trace s
 ``b.reshape_target(node, shape)`` gives a target-shape tensor that follows the dynamic axes. Opset 17 throughout (``LayerNormalization`` needs it; ``ReduceMean`` still takes
 attributes there).
 """
-import math
-
 import numpy as np
 
-__all__ = ["EXPORTERS"]
+from ._ops_activations import ACTIVATION_EXPORTERS
+from ._ops_arithmetic import ARITHMETIC_EXPORTERS
+from ._ops_normalization import NORMALIZATION_EXPORTERS
+from ._ops_padding import PADDING_EXPORTERS
+from ._ops_reductions import REDUCTION_EXPORTERS, REDUCTION_EXPORTERS_BY_CLASS
+
+__all__ = ["EXPORTERS", "EXPORTERS_BY_CLASS", "CREATION_EXPORTERS"]
 
 
-def _one(b, node, op_type, **attrs):
-    return b.add(op_type, [b.arg(node, 0)], node.outputs[:1], **attrs)
-
-
-def _unary(op_type):
-    return lambda b, node: _one(b, node, op_type)
+def _identity(b, node):
+    return b.add("Identity", [b.arg(node, 0)], node.outputs[:1])
 
 
 def _linear(b, node):
@@ -31,20 +31,10 @@ def _linear(b, node):
     return b.add("Add", [mm, b.arg(node, 2)], node.outputs)
 
 
-def _binary(op_type):
-    def export(b, node):
-        return b.add(op_type, [b.arg(node, 0), b.arg(node, 1)], node.outputs)
-    return export
+def _matmul(b, node):
+    return b.add("MatMul", [b.arg(node, 0), b.arg(node, 1)], node.outputs)
 
 
-def _add_sub(op_type):
-    def export(b, node):
-        alpha = node.args[2][1] if len(node.args) > 2 else node.params.get("alpha", 1)
-        other = b.arg(node, 1)
-        if alpha != 1:
-            other = b.add("Mul", [other, b.scalar(alpha, node)], [b.fresh()])[0]
-        return b.add(op_type, [b.arg(node, 0), other], node.outputs)
-    return export
 
 
 def _convolution(b, node):
@@ -65,9 +55,14 @@ def _convolution(b, node):
 
 
 def _max_pool(b, node):
-    _, kernel, stride, padding, dilation, _, _ = [r[1] for r in node.args]
+    """``MaxPool``; ``ceil_mode`` is read off the traced output size (larger than the floor rule's)."""
+    _, kernel, stride, padding, dilation, out_size, _ = [r[1] for r in node.args]
+    in_size = b.shape_of(b.arg(node, 0))[-len(kernel):]
+    floor = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+             for n, k, s, p, d in zip(in_size, kernel, stride, padding, dilation)]
+    ceil_mode = int(any(o > f for o, f in zip(out_size, floor)))
     outs = b.add("MaxPool", [b.arg(node, 0)], node.outputs[:1], kernel_shape=list(kernel), strides=list(stride),
-                 pads=list(padding) * 2, dilations=list(dilation))
+                 pads=list(padding) * 2, dilations=list(dilation), ceil_mode=ceil_mode)
     if len(node.outputs) > 1:
         b.unsupported_output(node, 1)
     return outs
@@ -93,20 +88,8 @@ def _adaptive_avg_pool(b, node):
     b.fail(node, "adaptive_avg_pool2d to a size that does not divide the input")
 
 
-def _batch_norm(b, node):
-    training, eps = node.args[5][1], node.args[7][1]
-    if training:
-        b.fail(node, "batch_norm in training mode (export with model.eval())")
-    return b.add("BatchNormalization", [b.arg(node, i) for i in range(5)], node.outputs[:1], epsilon=float(eps))
 
 
-def _layer_norm(b, node):
-    ndims, eps = node.args[3][1], node.args[4][1]
-    rank = len(b.shape_of(b.arg(node, 0)))
-    inputs = [b.arg(node, 0), b.arg(node, 1)]
-    if not (node.args[2][0] == "const" and node.args[2][1] is None):
-        inputs.append(b.arg(node, 2))
-    return b.add("LayerNormalization", inputs, node.outputs[:1], axis=rank - int(ndims), epsilon=float(eps))
 
 
 def _softmax(op_type):
@@ -115,23 +98,8 @@ def _softmax(op_type):
     return export
 
 
-def _gelu(b, node):
-    x = b.arg(node, 0)
-    if node.args[1][1] == "tanh":
-        cube = b.add("Mul", [b.add("Mul", [x, x], [b.fresh()])[0], x], [b.fresh()])[0]
-        inner = b.add("Add", [x, b.add("Mul", [cube, b.scalar(0.044715, node)], [b.fresh()])[0]], [b.fresh()])[0]
-        t = b.add("Tanh", [b.add("Mul", [inner, b.scalar(math.sqrt(2 / math.pi), node)], [b.fresh()])[0]],
-                  [b.fresh()])[0]
-        half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
-        return b.add("Mul", [half, b.add("Add", [t, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
-    erf = b.add("Erf", [b.add("Mul", [x, b.scalar(math.sqrt(0.5), node)], [b.fresh()])[0]], [b.fresh()])[0]
-    half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
-    return b.add("Mul", [half, b.add("Add", [erf, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
 
 
-def _silu(b, node):
-    x = b.arg(node, 0)
-    return b.add("Mul", [x, b.add("Sigmoid", [x], [b.fresh()])[0]], node.outputs)
 
 
 def _reshape(b, node):
@@ -177,37 +145,15 @@ def _embedding(b, node):
 
 
 def _to_copy(b, node):
-    return b.add("Cast", [b.arg(node, 0)], node.outputs, to=b.onnx_dtype(node.args[1][1]))
+    return b.add("Cast", [b.arg(node, 0)], node.outputs, to=b.onnx_dtype(b.info(node.outputs[0])[1]))
 
 
-def _reduce(op_type):
-    def export(b, node):
-        dims, keepdim = node.args[1][1], node.args[2][1]
-        rank = len(b.shape_of(b.arg(node, 0)))
-        axes = list(range(rank)) if dims is None or dims == () else [int(d) % rank for d in
-                                                                    (dims if isinstance(dims, (tuple, list))
-                                                                     else (dims,))]
-        if op_type == "ReduceSum":
-            return b.add(op_type, [b.arg(node, 0), b.const(np.array(axes, np.int64))], node.outputs,
-                         keepdims=int(bool(keepdim)))
-        return b.add(op_type, [b.arg(node, 0)], node.outputs, axes=axes, keepdims=int(bool(keepdim)))
-    return export
 
 
-def _reduce_all(op_type):
-    def export(b, node):
-        return b.add(op_type, [b.arg(node, 0)], node.outputs, keepdims=0)
-    return export
 
 
-def _masked_fill(b, node):
-    value = node.args[2]
-    fill = b.arg(node, 2) if value[0] == "value" else b.scalar(value[1], node)
-    return b.add("Where", [b.arg(node, 1), fill, b.arg(node, 0)], node.outputs)
 
 
-def _where(b, node):
-    return b.add("Where", [b.arg(node, 0), b.arg(node, 1), b.arg(node, 2)], node.outputs)
 
 
 def _expanded_key(key, rank):
@@ -352,9 +298,6 @@ def _split(b, node):
     return b.add("Split", [x, b.const(np.array(sizes, np.int64))], node.outputs, axis=dim)
 
 
-def _not_equal(b, node):
-    eq = b.add("Equal", [b.arg(node, 0), b.arg(node, 1)], [b.fresh()])[0]
-    return b.add("Not", [eq], node.outputs)
 
 
 def _scalar_param(b, node, name, np_dtype):
@@ -380,27 +323,49 @@ def _arange(b, node):
 CREATION_EXPORTERS = {"Arange": _arange}
 
 
+def _triangle(b, node):
+    """``tril``/``triu`` (argument 2 says which) as ``Trilu`` with the diagonal offset ``k``."""
+    k = b.const(np.array(int(node.args[1][1]), np.int64))
+    return b.add("Trilu", [b.arg(node, 0), k], node.outputs, upper=int(bool(node.args[2][1])))
+
+
+def _repeat(b, node):
+    """``Tile``, after leading 1-dims where ``repeats`` is longer than the input's rank."""
+    x, repeats = b.arg(node, 0), [int(r) for r in node.args[1][1]]
+    extra = len(repeats) - len(b.shape_of(x))
+    if extra:
+        x = b.add("Unsqueeze", [x, b.const(np.arange(extra, dtype=np.int64))], [b.fresh()])[0]
+    return b.add("Tile", [x, b.const(np.array(repeats, np.int64))], node.outputs)
+
+
+def _flip(b, node):
+    """A ``Slice`` that walks each flipped dim backwards."""
+    x = b.arg(node, 0)
+    rank = len(b.shape_of(x))
+    axes = sorted({int(d) % rank for d in node.args[1][1]})
+    low = np.iinfo(np.int64).min
+    consts = [b.const(np.array(v, np.int64)) for v in ([-1] * len(axes), [low] * len(axes), axes, [-1] * len(axes))]
+    return b.add("Slice", [x] + consts, node.outputs)
+
+
 EXPORTERS = {
-    "Linear": _linear, "Add": _add_sub("Add"), "Sub": _add_sub("Sub"), "Mul": _binary("Mul"),
-    "Div": _binary("Div"), "Pow": _binary("Pow"), "Neg": _unary("Neg"), "Abs": _unary("Abs"),
-    "Exp": _unary("Exp"), "Log": _unary("Log"), "Sqrt": _unary("Sqrt"), "Tanh": _unary("Tanh"),
-    "Sigmoid": _unary("Sigmoid"), "Relu": _unary("Relu"), "Erf": _unary("Erf"), "Sin": _unary("Sin"),
-    "Cos": _unary("Cos"), "Reciprocal": _unary("Reciprocal"), "Gelu": _gelu, "Silu": _silu,
-    "Convolution": _convolution, "MaxPool2DWithIndices": _max_pool, "AvgPool2D": _avg_pool,
-    "AdaptiveAvgPool2D": _adaptive_avg_pool, "NativeBatchNorm": _batch_norm, "NativeLayerNorm": _layer_norm,
-    "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
+    "Linear": _linear, "Convolution": _convolution, "MaxPool2DWithIndices": _max_pool, "AvgPool2D": _avg_pool,
+    "AdaptiveAvgPool2D": _adaptive_avg_pool, "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
     "View": _reshape, "UnsafeView": _reshape, "Squeeze": _reshape, "Flatten": _reshape,
     "Permute": _permute, "Transpose": _transpose, "T": _t, "Cat": _cat, "Stack": _stack,
-    "Embedding": _embedding, "ToCopy": _to_copy, "Mean": _reduce_all("ReduceMean"),
-    "Sum": _reduce_all("ReduceSum"), "MaskedFill": _masked_fill, "Where": _where,
+    "Embedding": _embedding, "ToCopy": _to_copy,
     "Unsqueeze": _subview, "Slice": _subview, "Select": _subview, "Alias": _subview, "Expand": _expand,
-    "Mm": _binary("MatMul"), "Bmm": _binary("MatMul"), "Matmul": _binary("MatMul"), "Mv": _binary("MatMul"),
-    "Clone": _unary("Identity"), "Contiguous": _unary("Identity"), "LstmSequence": _lstm_sequence, "GruSequence": _gru_sequence,
-    "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split,
-    "Eq": _binary("Equal"), "Ne": _not_equal, "Lt": _binary("Less"), "Le": _binary("LessOrEqual"),
-    "Gt": _binary("Greater"), "Ge": _binary("GreaterOrEqual"), "LogicalNot": _unary("Not"),
+    "Mm": _matmul, "Bmm": _matmul, "Matmul": _matmul, "Mv": _matmul,
+    "Clone": _identity, "Contiguous": _identity, "LstmSequence": _lstm_sequence, "GruSequence": _gru_sequence,
+    "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split, "Tril": _triangle, "Triu": _triangle,
+    "Repeat": _repeat, "Flip": _flip,
     "Argmax": lambda b, node: b.add("ArgMax", [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]),
                                     keepdims=int(bool(node.args[2][1]))),
 }
-EXPORTERS_BY_CLASS = {"MeanBackward1": _reduce("ReduceMean"), "SumBackward1": _reduce("ReduceSum"),
-                      "SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape}
+EXPORTERS.update(ACTIVATION_EXPORTERS)
+EXPORTERS.update(ARITHMETIC_EXPORTERS)
+EXPORTERS.update(NORMALIZATION_EXPORTERS)
+EXPORTERS.update(PADDING_EXPORTERS)
+EXPORTERS.update(REDUCTION_EXPORTERS)
+EXPORTERS_BY_CLASS = {"SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape,
+                      **REDUCTION_EXPORTERS_BY_CLASS}

@@ -177,7 +177,7 @@ def test_file_path_and_unsupported_op(tmp_path):
             self.inner = T.nn.Linear(3, 3)
 
         def forward(self, x):
-            return self.inner(x).cumsum(1)
+            return self.inner(x).cumprod(1)
     with pytest.raises(T.onnx.UnsupportedOperatorError,
                        match="operator 'Cumsum'.*opset version 17.*in module '<top>'"):
         T.onnx.export(Running(), T.randn(2, 3), io.BytesIO())
