@@ -179,7 +179,7 @@ def test_file_path_and_unsupported_op(tmp_path):
         def forward(self, x):
             return self.inner(x).cumprod(1)
     with pytest.raises(T.onnx.UnsupportedOperatorError,
-                       match="operator 'Cumsum'.*opset version 17.*in module '<top>'"):
+                       match="operator 'Cumprod'.*opset version 17.*in module '<top>'"):
         T.onnx.export(Running(), T.randn(2, 3), io.BytesIO())
     with pytest.raises(ValueError, match="opset 17 only"):
         T.onnx.export(model, T.randn(1, 3), io.BytesIO(), opset_version=13)
