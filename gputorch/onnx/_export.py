@@ -2,7 +2,8 @@
 
 The model is traced twice: with the example inputs, and, when there are ``dynamic_axes``, with
 those axes one longer. Sizes that change between the two traces follow the dynamic axes (a
-reshape's target gets ``-1`` or ``0`` there, an expand's ``1``); everything else is fixed to the
+reshape's target gets ``-1`` or ``0`` there, an expand's ``1``; a constant filled with one value,
+such as ``ones(t, t)``, is expanded to a shape read at run time); everything else is fixed to the
 traced sizes. Each op is translated by its function in ``_ops.py``.
 """
 import numpy as np
@@ -200,6 +201,39 @@ def _varying_dims(first, second):
     return varying
 
 
+def _one_value(t):
+    """The value every element of ``t`` holds, or None (empty, or not all equal)."""
+    flat = t.detach().cpu().numpy().reshape(-1)
+    if flat.size == 0 or not (flat == flat[0]).all():
+        return None
+    return flat[0]
+
+
+def _filled_constants(b):
+    """Constants whose shape changed with the dynamic axes (``ones(t, t)`` made from a size read in
+    Python): one filled with a single value becomes that value expanded to a shape read from the
+    inputs at run time; any other is refused. Returns the names so made."""
+    filled = set()
+    for name, t in b.graph.constants.items():
+        later = b.second.constants[name]
+        if tuple(t.shape) == tuple(later.shape):
+            continue
+        value = _one_value(t)
+        user = next(n for n in b.graph.nodes if any(r == ("value", name) for r in n.args))
+        sizes = [b.const(np.array([n], np.int64)) if n == m else b.runtime_size((n, m))
+                 for n, m in zip(t.shape, later.shape)]
+        if value is None or value != _one_value(later) or any(s is None for s in sizes):
+            raise UnsupportedOperatorError(
+                f"onnx.export: a tensor that the model creates from the input's size (used by '{user.kind}' in "
+                f"module '{user.scope or '<top>'}', shape {list(t.shape)}) was not made by a traced op and is not "
+                f"filled with one value, so it cannot follow the dynamic axes; export without them, or build it "
+                f"from the input with tensor ops")
+        shape = b.add("Concat", sizes, [b.fresh()], axis=0)[0]
+        b.add("Expand", [b.const(np.array(value, t.dtype.np)), shape], [name])
+        filled.add(name)
+    return filled
+
+
 def _grown_input(x, axes):
     """``x`` one longer along each of ``axes``, the new slice a copy of the first (valid indices stay valid)."""
     from ..ops.shape import cat
@@ -227,15 +261,8 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
         grown = tuple(_grown_input(a, grow.get(i, ())) for i, a in enumerate(args))
         second, _ = trace_graph(model, grown, module)
         varying = _varying_dims(graph, second)
-        for name, t in graph.constants.items():
-            if tuple(t.shape) != tuple(second.constants[name].shape):
-                user = next(n for n in graph.nodes if any(r == ("value", name) for r in n.args))
-                raise UnsupportedOperatorError(
-                    f"onnx.export: a tensor that the model creates from the input's size (used by '{user.kind}' in "
-                    f"module '{user.scope or '<top>'}', shape {list(t.shape)}) was not made by a traced op, so it "
-                    f"cannot follow the dynamic axes; export without them, or build it from the input with "
-                    f"tensor ops")
     builder = Builder(graph, second, varying, opset)
+    filled = _filled_constants(builder) if second is not None else set()
     renames = dict(zip(graph.inputs, input_names))
     for node in graph.nodes:
         export = EXPORTERS_BY_CLASS.get(node.op.__name__) or EXPORTERS.get(node.kind)
@@ -262,7 +289,8 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
         outs.append(value_info(name, shape, dt, dims))
     used = {i for n in builder.nodes for i in n.input}
     initializers = [onnx.numpy_helper.from_array(np.ascontiguousarray(t.detach().cpu().numpy()), name)
-                    for name, t in list(graph.params.items()) + list(graph.constants.items()) if name in used]
+                    for name, t in list(graph.params.items()) + list(graph.constants.items())
+                    if name in used and name not in filled]
     initializers += [onnx.numpy_helper.from_array(a, name) for name, a in builder.initializers.items()]
     extra_inputs = []
     if not export_params:
