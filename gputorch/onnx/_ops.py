@@ -278,6 +278,11 @@ def _gru_sequence(b, node):
     return _recurrent(b, node, "GRU", (1, 0, 2), 1, linear_before_reset=1)
 
 
+def _rnn_sequence(b, node):
+    """ONNX's RNN (one gate) with ``Tanh`` or ``Relu`` (argument 5); initial and final h."""
+    return _recurrent(b, node, "RNN", (0,), 1, activations=["Relu" if node.args[5][1] else "Tanh"])
+
+
 def _unbind(b, node):
     x = b.arg(node, 0)
     rank = len(b.shape_of(x))
@@ -357,6 +362,7 @@ EXPORTERS = {
     "Unsqueeze": _subview, "Slice": _subview, "Select": _subview, "Alias": _subview, "Expand": _expand,
     "Mm": _matmul, "Bmm": _matmul, "Matmul": _matmul, "Mv": _matmul,
     "Clone": _identity, "Contiguous": _identity, "LstmSequence": _lstm_sequence, "GruSequence": _gru_sequence,
+    "RnnSequence": _rnn_sequence,
     "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split, "Tril": _triangle, "Triu": _triangle,
     "Repeat": _repeat, "Flip": _flip,
     "Argmax": lambda b, node: b.add("ArgMax", [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]),
