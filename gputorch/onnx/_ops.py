@@ -25,7 +25,7 @@ def _identity(b, node):
 def _linear(b, node):
     x, w = b.arg(node, 0), b.arg(node, 1)
     wt = b.add("Transpose", [w], [b.fresh()], perm=[1, 0])[0]
-    if node.args[2][0] == "const" and node.args[2][1] is None:
+    if len(node.args) < 3 or node.args[2] == ("const", None):      # no bias
         return b.add("MatMul", [x, wt], node.outputs)
     mm = b.add("MatMul", [x, wt], [b.fresh()])[0]
     return b.add("Add", [mm, b.arg(node, 2)], node.outputs)
