@@ -168,6 +168,27 @@ def _baddbmm(b, node):
     return b.add("Add", [_scaled(b, b.arg(node, 0), beta, dt), product], node.outputs)
 
 
+def _addc(op_type):
+    """``addcmul``/``addcdiv``: ``input + value * (t1 op t2)``."""
+    def export(b, node):
+        dt = _out_dtype(b, node)
+        combined = b.add(op_type, [b.operand(node, 1, dt), b.operand(node, 2, dt)], [b.fresh()])[0]
+        return b.add("Add", [b.operand(node, 0, dt), _scaled(b, combined, node.params.get("value", 1), dt)],
+                     node.outputs)
+    return export
+
+
+def _einsum(b, node):
+    """ONNX's ``Einsum``, its equation spelled from the traced labels (one letter per label)."""
+    letters = {}
+
+    def spell(labels):
+        return "".join(letters.setdefault(label, chr(ord("a") + len(letters))) for label in labels)
+    inputs = ",".join(spell(labels) for labels in node.params["in_labels"])
+    equation = f"{inputs}->{spell(node.params['out_labels'])}"
+    return b.add("Einsum", [b.arg(node, i) for i in range(len(node.args))], node.outputs, equation=equation)
+
+
 def _lerp(b, node):
     """``start + weight * (end - start)``."""
     dt = _out_dtype(b, node)
@@ -191,5 +212,5 @@ ARITHMETIC_EXPORTERS = {
     "LogicalAnd": _logical("And"), "LogicalOr": _logical("Or"), "LogicalXor": _logical("Xor"),
     "BitwiseNot": _bitwise_not,
     "Clamp": _clamp, "ClampMin": _clamp, "ClampMax": _clamp, "Where": _where, "MaskedFill": _masked_fill,
-    "Addmm": _addmm, "Baddbmm": _baddbmm,
+    "Addmm": _addmm, "Baddbmm": _baddbmm, "Addcmul": _addc("Mul"), "Addcdiv": _addc("Div"), "Einsum": _einsum,
 }

@@ -99,6 +99,25 @@ def _variance(root):
     return export
 
 
+def _vector_norm(b, node):
+    """``linalg.vector_norm(x, ord, dims, keepdim)``: ``ReduceL2``/``ReduceL1`` for 2 and 1, the max or
+    min of ``|x|`` for +-inf, the count of non-zeros for 0, ``sum(|x|^p)^(1/p)`` otherwise."""
+    x, order, dims, keepdim = b.arg(node, 0), float(node.args[1][1]), node.args[2][1], node.args[3][1]
+    axes, dt = _axes(b, x, dims), b.info(node.outputs[0])[1]
+    out = node.outputs[0]
+    if order in (1.0, 2.0):
+        return [_reduce_to(b, "ReduceL2" if order == 2 else "ReduceL1", x, axes, keepdim, out)]
+    size = b.add("Abs", [x], [b.fresh()])[0]
+    if order in (float("inf"), float("-inf")):
+        return [_reduce_to(b, "ReduceMax" if order > 0 else "ReduceMin", size, axes, keepdim, out)]
+    if order == 0:
+        nonzero = b.add("Cast", [b.cast(x, _dtype.bool)], [b.fresh()], to=b.onnx_dtype(dt))[0]
+        return [_reduce_to(b, "ReduceSum", nonzero, axes, keepdim, out)]
+    powered = b.add("Pow", [size, b.const(np.array(order, dt.np))], [b.fresh()])[0]
+    total = _reduce_to(b, "ReduceSum", powered, axes, keepdim, b.fresh())
+    return b.add("Pow", [total, b.const(np.array(1 / order, dt.np))], [out])
+
+
 def _cumsum(b, node):
     x = b.operand(node, 0, b.info(node.outputs[0])[1])
     axis = _axes(b, x, node.args[1][1])[0]
@@ -130,6 +149,6 @@ REDUCTION_EXPORTERS = {
     "Amin": _reduce("ReduceMin"), "Prod": _reduce("ReduceProd"), "Logsumexp": _reduce("ReduceLogSumExp"),
     "Max": _extreme("ReduceMax", "ArgMax"), "Min": _extreme("ReduceMin", "ArgMin"), "ArgExtreme": _arg_extreme,
     "All": _all_any, "Var": _variance(False), "Std": _variance(True),
-    "Cumsum": _cumsum, "Topk": _topk, "Sort": _sort,
+    "LinalgVectorNorm": _vector_norm, "Cumsum": _cumsum, "Topk": _topk, "Sort": _sort,
 }
 REDUCTION_EXPORTERS_BY_CLASS = {"MeanBackward1": _reduce("ReduceMean"), "SumBackward1": _reduce("ReduceSum")}

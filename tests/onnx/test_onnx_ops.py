@@ -285,6 +285,14 @@ TENSOR_OPS = {
                           F.pad(a, (2, 1), mode="reflect"), F.pad(a, (2, 1), mode="replicate"),
                           F.pad(a, (2, 1), mode="circular")), _r(2, 4, 6)),
     "lerp": (lambda s, a, b: T.lerp(a, b, 0.3), (_r(3, 5), _r(3, 5))),
+    "addcmul-addcdiv": (lambda s, a, b, c: T.addcmul(a, b, c, value=0.5) + T.addcdiv(a, b, c.abs() + 1, value=2),
+                        (_r(3, 5), _r(3, 5), _r(1, 5))),
+    "einsum": (lambda s, a, b: (T.einsum("bij,bjk->bik", a, b), T.einsum("bij->j", a)), (_r(2, 3, 4), _r(2, 4, 5))),
+    "vector-norms": (lambda s, a: (F.normalize(a, dim=-1), a.norm(dim=1), T.linalg.vector_norm(a, 1, dim=0),
+                                   a.norm(), T.linalg.vector_norm(a, float("inf"), dim=1, keepdim=True),
+                                   T.linalg.vector_norm(a, 3, dim=1), T.linalg.vector_norm(a.relu(), 0, dim=1)),
+                     _r(3, 5)),
+    "roll": (lambda s, a: (a.roll(1, 1), a.roll((2, -1), (0, 1)), a.roll(7), a.roll(-6, 1)), _r(3, 5)),
 }
 
 
@@ -296,13 +304,13 @@ def test_tensor_op(name):
 
 
 def test_ops_along_a_dynamic_axis():
-    """Sizes that a dynamic axis changes are read at run time: cumsum, topk, sort, var, flip,
+    """Sizes that a dynamic axis changes are read at run time: cumsum, topk, sort, var, flip, roll,
     tril, circular padding and a filled mask along the sequence axis."""
     T.manual_seed(0)
 
     def fn(s, x):
         t = x.shape[1]
-        scan = x.cumsum(1) + x.flip(1) + F.pad(x.transpose(1, 2), (1, 2), mode="circular")[..., 1:-2].transpose(1, 2)
+        scan = x.cumsum(1) + x.flip(1) + x.roll(2, 1) + F.pad(x.transpose(1, 2), (1, 2), mode="circular")[..., 1:-2].transpose(1, 2)
         values, indices = x.topk(2, dim=-1)
         mask = T.ones(t, t, dtype=T.bool).tril()
         return scan, values, indices, x.sort(1)[0], x.var(1), x.masked_fill(~mask[:, :3], 0.0), x.tril()
