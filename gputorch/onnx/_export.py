@@ -201,6 +201,27 @@ def _varying_dims(first, second):
     return varying
 
 
+def _value_names(ref):
+    """The value names an argument reference holds (``("value", name)``, or a ``("list", refs)``)."""
+    if isinstance(ref, tuple) and len(ref) == 2 and ref[0] == "value":
+        return [ref[1]]
+    if isinstance(ref, tuple) and len(ref) == 2 and ref[0] == "list":
+        return [name for r in ref[1] for name in _value_names(r)]
+    return []
+
+
+def _live_nodes(graph):
+    """The nodes that the graph's outputs depend on, in order: what the model computed and did not
+    return (a loss beside the logits, a mean of attention weights) is not exported."""
+    live, keep = set(graph.outputs), []
+    for node in reversed(graph.nodes):
+        if any(o in live for o in node.outputs):
+            keep.append(node)
+            for ref in list(node.args) + list(node.params.values()):
+                live.update(_value_names(ref))
+    return keep[::-1]
+
+
 def _one_value(t):
     """The value every element of ``t`` holds, or None (empty, or not all equal)."""
     flat = t.detach().cpu().numpy().reshape(-1)
@@ -209,17 +230,17 @@ def _one_value(t):
     return flat[0]
 
 
-def _filled_constants(b):
+def _filled_constants(b, live):
     """Constants whose shape changed with the dynamic axes (``ones(t, t)`` made from a size read in
-    Python): one filled with a single value becomes that value expanded to a shape read from the
-    inputs at run time; any other is refused. Returns the names so made."""
+    Python) and used by a ``live`` node: one filled with a single value becomes that value expanded
+    to a shape read from the inputs at run time; any other is refused. Returns the names so made."""
     filled = set()
     for name, t in b.graph.constants.items():
         later = b.second.constants[name]
-        if tuple(t.shape) == tuple(later.shape):
+        user = next((n for n in live if any(r == ("value", name) for r in n.args)), None)
+        if tuple(t.shape) == tuple(later.shape) or user is None:
             continue
         value = _one_value(t)
-        user = next(n for n in b.graph.nodes if any(r == ("value", name) for r in n.args))
         sizes = [b.const(np.array([n], np.int64)) if n == m else b.runtime_size((n, m))
                  for n, m in zip(t.shape, later.shape)]
         if value is None or value != _one_value(later) or any(s is None for s in sizes):
@@ -262,9 +283,10 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
         second, _ = trace_graph(model, grown, module)
         varying = _varying_dims(graph, second)
     builder = Builder(graph, second, varying, opset)
-    filled = _filled_constants(builder) if second is not None else set()
+    live = _live_nodes(graph)
+    filled = _filled_constants(builder, live) if second is not None else set()
     renames = dict(zip(graph.inputs, input_names))
-    for node in graph.nodes:
+    for node in live:
         export = EXPORTERS_BY_CLASS.get(node.op.__name__) or EXPORTERS.get(node.kind)
         if export is None and node.op.__name__ in CREATION_EXPORTERS:
             export = CREATION_EXPORTERS[node.op.__name__]

@@ -320,3 +320,19 @@ def test_ops_along_a_dynamic_axis():
 def test_unsupported_op_names_itself():
     with pytest.raises(T.onnx.UnsupportedOperatorError, match="'Cumprod'.*opset version 17.*'<top>'"):
         T.onnx.export(_fn(lambda s, x: x.cumprod(1)), _r(2, 3), io.BytesIO())
+
+
+def test_values_the_model_does_not_return_are_not_exported():
+    """A loss computed beside the logits (nanoGPT's forward with targets) has no translation, but is
+    not part of what the model returns, so the export leaves it out."""
+    class WithLoss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(4, 3)
+
+        def forward(self, x, target):
+            logits = self.head(x)
+            self.loss = F.cross_entropy(logits, target)
+            return logits
+    proto = _roundtrip(WithLoss(), (_r(5, 4), T.randint(0, 3, (5,))))
+    assert "cross" not in str([n.op_type for n in proto.graph.node]).lower()
