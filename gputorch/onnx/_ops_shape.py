@@ -115,8 +115,29 @@ def _subview(b, node):
 
 
 def _expand(b, node):
-    target = b.reshape_target(node, tuple(node.args[1][1]), ones_for_dynamic=True)
-    return b.add("Expand", [b.arg(node, 0), target], node.outputs)
+    """``Expand`` to the traced output shape. A size that follows a dynamic axis is 1 (kept from the
+    input) where the input has that size already, and is read at run time from the inputs' shapes
+    where the input broadcasts (a learned start state expanded to the batch size)."""
+    x = b.arg(node, 0)
+    out_shape = b.info(node.outputs[0])[0]
+    varying = b.varying.get(node.outputs[0], set())
+    in_shape = (1,) * (len(out_shape) - len(b.shape_of(x))) + tuple(b.shape_of(x))
+    grown = [d for d in sorted(varying) if in_shape[d] != out_shape[d]]
+    if not grown:
+        target = b.reshape_target(node, out_shape, ones_for_dynamic=True)
+        return b.add("Expand", [x, target], node.outputs)
+    later = b.second.info[node.outputs[0]][0]
+    parts = []
+    for d, size in enumerate(out_shape):
+        if d in grown:
+            part = b.runtime_size((size, later[d]))
+            if part is None:
+                b.fail(node, f"an expand to {tuple(out_shape)} whose dim {d} follows the dynamic axes in no way "
+                             f"the inputs' shapes give")
+        else:
+            part = b.const(np.array([1 if d in varying else size], np.int64))
+        parts.append(part)
+    return b.add("Expand", [x, b.add("Concat", parts, [b.fresh()], axis=0)[0]], node.outputs)
 
 
 def _unbind(b, node):

@@ -336,3 +336,15 @@ def test_values_the_model_does_not_return_are_not_exported():
             return logits
     proto = _roundtrip(WithLoss(), (_r(5, 4), T.randint(0, 3, (5,))))
     assert "cross" not in str([n.op_type for n in proto.graph.node]).lower()
+
+
+def test_expand_of_a_learned_state_to_the_dynamic_batch():
+    """makemore's RNN: a ``(1, H)`` start state expanded to ``(b, -1)`` and concatenated with the input."""
+    class Start(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.start = nn.Parameter(T.randn(1, 3))
+
+        def forward(self, x):
+            return T.cat([x, self.start.expand((x.size(0), -1))], dim=1)
+    _roundtrip(Start(), _r(2, 4), {0: [0]}, [_r(5, 4), _r(1, 4)])
