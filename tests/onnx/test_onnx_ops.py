@@ -192,11 +192,14 @@ def test_sdpa_causal_with_dynamic_batch_and_sequence():
     _roundtrip(model, _r(2, 2, 5, 4), {0: [0, 2]}, [_r(3, 2, 9, 4), _r(1, 2, 1, 4)])
 
 
-def test_multihead_attention_with_mask_and_weights():
+def test_multihead_attention_with_masks_and_weights():
     T.manual_seed(0)
     attention = nn.MultiheadAttention(8, 2)
     mask = T.ones(5, 5, dtype=T.bool).triu(1)
     _roundtrip(_fn(lambda s, q: s.layers[0](q, q, q, attn_mask=mask), attention), _r(5, 2, 8))
+    padding = T.tensor([[False] * 5, [False] * 3 + [True] * 2])
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2)
+    _roundtrip(_fn(lambda s, x, m: s.layers[0](x, src_key_padding_mask=m), encoder), (_r(2, 5, 8), padding))
 
 
 class _GptBlock(nn.Module):
@@ -235,7 +238,8 @@ def _i(low, high, *shape):
 
 
 TENSOR_OPS = {
-    "matmul-broadcast": (lambda s, a, b: a @ b, (_r(2, 3, 4), _r(4, 5))),
+    "matmul-broadcast": (lambda s, a, b: (a @ b, T.bmm(a, b.expand(2, 4, 5)), T.mm(a[0], b), a[1] @ b[:, 0]),
+                         (_r(2, 3, 4), _r(4, 5))),
     "addmm": (lambda s, a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2.0), (_r(3, 5), _r(3, 4), _r(4, 5))),
     "addmm-beta0": (lambda s, a, b, c: T.addmm(a, b, c, beta=0), (_r(3, 5), _r(3, 4), _r(4, 5))),
     "baddbmm": (lambda s, a, b, c: T.baddbmm(a, b, c, beta=0.5, alpha=2.0), (_r(2, 3, 5), _r(2, 3, 4), _r(2, 4, 5))),
@@ -243,6 +247,7 @@ TENSOR_OPS = {
                                 .unsqueeze(0).squeeze(0).view(-1, 10).expand(2, 3, 10), _r(6, 5)),
     "slicing": (lambda s, x: x[1:, ::2, None, 2] + x[1:, -1:, None, 0:1].squeeze(-1), _r(4, 5, 6)),
     "negative-index-narrow": (lambda s, x: x[-1] * x[:, -2] + x.narrow(1, 1, 2).sum(1), _r(4, 4)),
+    "unflatten-unbind": (lambda s, x: (x.unflatten(1, (2, 3)), *x.unbind(0)), _r(4, 6)),
     "cat-stack": (lambda s, a, b: T.cat([T.stack([a, b], 1), T.stack([b, a], -1).transpose(1, 2)], 0),
                   (_r(3, 5), _r(3, 5))),
     "split-chunk": (lambda s, x: tuple(x.split([1, 2], 0)) + tuple(x.chunk(2, 1)) + tuple(x.split(2, 1)), _r(3, 5)),
@@ -254,7 +259,7 @@ TENSOR_OPS = {
                      (_i(-9, 9, 3, 4), _i(1, 5, 3, 4))),
     "float-floor-remainder": (lambda s, a: (a // 0.5, a % 0.7, a.div(0.3, rounding_mode="trunc")), _r(3, 4)),
     "unary-math": (lambda s, a: a.exp().log() + a.sin() + a.cos() + a.abs().sqrt() + a.sign() + a.floor()
-                   + a.ceil() + a.round() + a.abs().rsqrt() + a.square(), _r(3, 5)),
+                   + a.ceil() + a.round() + a.abs().rsqrt() + a.square() + a.tan() + a.erf(), _r(3, 5)),
     "maximum-minimum": (lambda s, a, b: T.maximum(a, b) + T.minimum(a, b), (_r(3, 5), _r(5))),
     "comparison-logic": (lambda s, a, b: ((a > b) & (a < 1)) | (a == b) | (a != 0) ^ (a >= b) | ~(a <= 0)
                          | a.isnan() | a.isinf(), (_r(3, 5), _r(3, 5))),
