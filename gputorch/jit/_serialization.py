@@ -2,6 +2,7 @@
 ``.npy`` file per tensor, read back with ``allow_pickle=False``: loading runs no code from the
 file. An op is named by its node class (``module:qualname``), and only classes inside gputorch load.
 """
+import copy
 import importlib
 import io
 import json
@@ -50,6 +51,8 @@ def _encode(x):
         return {"slice": [_encode(x.start), _encode(x.stop), _encode(x.step)]}
     if x is Ellipsis:
         return {"ellipsis": True}
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biu":     # a constant index (x[:, [0, 2]])
+        return {"ndarray": x.reshape(-1).tolist(), "array_dtype": x.dtype.str, "shape": list(x.shape)}
     if isinstance(x, _dtype.dtype):
         return {"dtype": x.name}
     if isinstance(x, Device):
@@ -74,6 +77,8 @@ def _decode(x):
         return slice(*(_decode(v) for v in x["slice"]))
     if "ellipsis" in x:
         return Ellipsis
+    if "ndarray" in x:
+        return np.array(x["ndarray"], dtype=np.dtype(x["array_dtype"])).reshape(x["shape"])
     if "dtype" in x:
         return getattr(_dtype, x["dtype"])
     if "device" in x:
@@ -92,6 +97,17 @@ def _encode_ref(ref):
         return {"value": v}
     if kind == "list":
         return {"refs": [_encode_ref(r) for r in v]}
+    if kind == "array":
+        return {"array": [v[0], bool(v[1])]}
+    if kind == "index":     # the traced arrays are left out: the replay puts the values' arrays there
+        index, subs = v
+        holes = {(field, position) for field, position, _ in subs}
+        blank = copy.copy(index)
+        for field in ("pre", "post"):
+            key = getattr(index, field)
+            if key is not None:
+                setattr(blank, field, tuple(None if (field, p) in holes else k for p, k in enumerate(key)))
+        return {"index": _encode(blank), "subs": [list(s) for s in subs]}
     return {"const": _encode(v)}
 
 
@@ -100,6 +116,10 @@ def _decode_ref(ref):
         return ("value", ref["value"])
     if "refs" in ref:
         return ("list", [_decode_ref(r) for r in ref["refs"]])
+    if "array" in ref:
+        return ("array", (ref["array"][0], ref["array"][1]))
+    if "index" in ref:
+        return ("index", (_decode(ref["index"]), tuple(tuple(s) for s in ref["subs"])))
     return ("const", _decode(ref["const"]))
 
 

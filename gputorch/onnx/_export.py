@@ -9,6 +9,7 @@ traced sizes. Each op is translated by its function in ``_ops.py``.
 import numpy as np
 
 from .. import _dtype
+from ..jit._graph import ref_names
 from ..jit._tracer import trace_graph
 from ._ops import CREATION_EXPORTERS, EXPORTERS, EXPORTERS_BY_CLASS
 
@@ -110,6 +111,19 @@ class Builder:
             return self.const(np.array(v, dtype=dt.np))
         return self.cast(v, dt)
 
+    def index_array(self, node, ref):
+        """The ONNX name of an index that an op took as an array: a traced tensor's (``("array", ...)``
+        reference; 1-D where the op flattened it) or a constant (an int64 initializer)."""
+        kind, v = ref
+        if kind == "array":
+            name, flat = v
+            if flat and len(self.shape_of(name)) != 1:
+                return self.add("Reshape", [name, self.const(np.array([-1], np.int64))], [self.fresh()])[0]
+            return name
+        if kind == "const" and hasattr(v, "__array_interface__"):
+            return self.const(np.asarray(v).astype(np.int64))
+        self.fail(node, f"an index of type {type(v).__name__}")
+
     def cast(self, name, dt):
         """``name`` as dtype ``dt`` (a ``Cast`` only where its traced dtype differs)."""
         if self.graph.info[name][1] is dt:
@@ -201,15 +215,6 @@ def _varying_dims(first, second):
     return varying
 
 
-def _value_names(ref):
-    """The value names an argument reference holds (``("value", name)``, or a ``("list", refs)``)."""
-    if isinstance(ref, tuple) and len(ref) == 2 and ref[0] == "value":
-        return [ref[1]]
-    if isinstance(ref, tuple) and len(ref) == 2 and ref[0] == "list":
-        return [name for r in ref[1] for name in _value_names(r)]
-    return []
-
-
 def _live_nodes(graph):
     """The nodes that the graph's outputs depend on, in order: what the model computed and did not
     return (a loss beside the logits, a mean of attention weights) is not exported."""
@@ -217,8 +222,10 @@ def _live_nodes(graph):
     for node in reversed(graph.nodes):
         if any(o in live for o in node.outputs):
             keep.append(node)
-            for ref in list(node.args) + list(node.params.values()):
-                live.update(_value_names(ref))
+            for ref in node.args:
+                live.update(ref_names(ref))
+            live.update(v[1] for v in node.params.values() if isinstance(v, tuple) and len(v) == 2
+                        and v[0] == "value")
     return keep[::-1]
 
 

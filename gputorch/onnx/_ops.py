@@ -10,12 +10,14 @@ shape)`` / ``b.runtime_size(pair)`` give sizes that follow the dynamic axes. Ops
 
 This module holds the layers' ops (linear, convolution, pooling, embedding, softmax, casts) and
 the registry; each other family has its module: ``_ops_activations``, ``_ops_arithmetic``,
-``_ops_normalization``, ``_ops_padding``, ``_ops_recurrent``, ``_ops_reductions``, ``_ops_shape``.
+``_ops_indexing``, ``_ops_normalization``, ``_ops_padding``, ``_ops_recurrent``,
+``_ops_reductions``, ``_ops_shape``.
 """
 import numpy as np
 
 from ._ops_activations import ACTIVATION_EXPORTERS
 from ._ops_arithmetic import ARITHMETIC_EXPORTERS
+from ._ops_indexing import INDEXING_EXPORTERS
 from ._ops_normalization import NORMALIZATION_EXPORTERS
 from ._ops_padding import PADDING_EXPORTERS
 from ._ops_recurrent import RECURRENT_EXPORTERS
@@ -186,7 +188,7 @@ EXPORTERS = {
     "Argmax": lambda b, node: b.add("ArgMax", [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]),
                                     keepdims=int(bool(node.args[2][1]))),
 }
-for _family in (ACTIVATION_EXPORTERS, ARITHMETIC_EXPORTERS, NORMALIZATION_EXPORTERS, PADDING_EXPORTERS,
-                RECURRENT_EXPORTERS, REDUCTION_EXPORTERS, SHAPE_EXPORTERS):
+for _family in (ACTIVATION_EXPORTERS, ARITHMETIC_EXPORTERS, INDEXING_EXPORTERS, NORMALIZATION_EXPORTERS,
+                PADDING_EXPORTERS, RECURRENT_EXPORTERS, REDUCTION_EXPORTERS, SHAPE_EXPORTERS):
     EXPORTERS.update(_family)
 EXPORTERS_BY_CLASS = {**SHAPE_EXPORTERS_BY_CLASS, **REDUCTION_EXPORTERS_BY_CLASS}

@@ -353,3 +353,27 @@ def test_expand_of_a_learned_state_to_the_dynamic_batch():
         def forward(self, x):
             return T.cat([x, self.start.expand((x.size(0), -1))], dim=1)
     _roundtrip(Start(), _r(2, 4), {0: [0]}, [_r(5, 4), _r(1, 4)])
+
+
+class _Lookups(nn.Module):
+    """Index tensors computed from the input: ``w[i]``, ``index_select``, ``gather``, a constant list."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(T.randn(6, 3))
+
+    def forward(self, i):
+        return (self.w[i], self.w.index_select(0, i), self.w.gather(0, i[:, None].expand(-1, 3) % 6),
+                self.w[:, [0, 2]], self.w[..., i % 3], self.w[1:][i % 5], self.w[:, i % 3])
+
+
+def test_integer_tensor_indexing_with_a_dynamic_index_length():
+    T.manual_seed(0)
+    _roundtrip(_Lookups(), T.tensor([0, 1, 5]), {0: [0]}, [T.tensor([4, 2, 2, 0, 3]), T.tensor([5])])
+
+
+def test_mask_and_multi_tensor_indexes_are_refused():
+    with pytest.raises(T.onnx.UnsupportedOperatorError, match="boolean mask"):
+        T.onnx.export(_fn(lambda s, x: x[x > 0]), _r(5, 3), io.BytesIO())
+    with pytest.raises(T.onnx.UnsupportedOperatorError, match="one index tensor"):
+        T.onnx.export(_fn(lambda s, x, i: x[i, i]), (_r(5, 5), T.tensor([0, 1])), io.BytesIO())
