@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _dtype
 
-__all__ = ["ARITHMETIC_EXPORTERS"]
+__all__ = ["ARITHMETIC_EXPORTERS", "erf_of"]
 
 
 def _out_dtype(b, node):
@@ -106,6 +106,20 @@ def _remainder(b, node):
     return b.add("Sub", [x, b.add("Mul", [q, y], [b.fresh()])[0]], node.outputs)
 
 
+def erf_of(b, x, dt):
+    """``Erf(x)``; ONNX Runtime has no float64 ``Erf``, so a float64 ``x`` is taken through float32
+    (relative error about 1e-7)."""
+    if dt is not _dtype.float64:
+        return b.add("Erf", [x], [b.fresh()])[0]
+    single = b.add("Cast", [x], [b.fresh()], to=b.onnx_dtype(_dtype.float32))[0]
+    return b.add("Cast", [b.add("Erf", [single], [b.fresh()])[0]], [b.fresh()], to=b.onnx_dtype(dt))[0]
+
+
+def _erf(b, node):
+    dt = _out_dtype(b, node)
+    return b.add("Identity", [erf_of(b, b.operand(node, 0, dt), dt)], node.outputs)
+
+
 def _rsqrt(b, node):
     root = b.add("Sqrt", [b.operand(node, 0, _out_dtype(b, node))], [b.fresh()])[0]
     return b.add("Reciprocal", [root], node.outputs)
@@ -203,7 +217,7 @@ ARITHMETIC_EXPORTERS = {
     "Maximum": _compare("Max"), "Minimum": _compare("Min"),
     "Neg": _unary("Neg"), "Abs": _unary("Abs"), "Exp": _unary("Exp"), "Log": _unary("Log"),
     "Sqrt": _unary("Sqrt"), "Rsqrt": _rsqrt, "Reciprocal": _unary("Reciprocal"), "Sin": _unary("Sin"),
-    "Cos": _unary("Cos"), "Tan": _unary("Tan"), "Erf": _unary("Erf"), "Sign": _unary("Sign"),
+    "Cos": _unary("Cos"), "Tan": _unary("Tan"), "Erf": _erf, "Sign": _unary("Sign"),
     "Floor": _unary("Floor"), "Ceil": _unary("Ceil"), "Round": _unary("Round"),
     "Isnan": _unary("IsNaN", False), "Isinf": _unary("IsInf", False),
     "Eq": _compare("Equal"), "Ne": _not_equal, "Lt": _compare("Less"), "Le": _compare("LessOrEqual"),

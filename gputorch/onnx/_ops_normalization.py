@@ -1,6 +1,7 @@
 """ONNX forms of the normalization layers in eval mode: batch norm (running statistics), layer norm
-(``LayerNormalization``, opset 17) and group norm (``InstanceNormalization`` over the input seen as
-``(N, groups, -1)``, then the per-channel affine; ONNX's ``GroupNormalization`` needs opset 18)."""
+(``LayerNormalization``, opset 17) and group norm (mean and variance over the input seen as
+``(N, groups, -1)``, then the per-channel affine; ONNX's ``GroupNormalization`` needs opset 18 and
+ONNX Runtime's ``InstanceNormalization`` is float32 only)."""
 import numpy as np
 
 __all__ = ["NORMALIZATION_EXPORTERS"]
@@ -33,8 +34,11 @@ def _group_norm(b, node):
     shape = b.shape_of(x)
     dt = b.np_dtype_of(x)
     grouped = b.add("Reshape", [x, b.const(np.array([0, groups, -1], np.int64))], [b.fresh()])[0]
-    ones, zeros = b.const(np.ones(groups, dt)), b.const(np.zeros(groups, dt))
-    normal = b.add("InstanceNormalization", [grouped, ones, zeros], [b.fresh()], epsilon=eps)[0]
+    mean = b.add("ReduceMean", [grouped], [b.fresh()], axes=[2], keepdims=1)[0]
+    centred = b.add("Sub", [grouped, mean], [b.fresh()])[0]
+    var = b.add("ReduceMean", [b.add("Mul", [centred, centred], [b.fresh()])[0]], [b.fresh()], axes=[2], keepdims=1)[0]
+    spread = b.add("Sqrt", [b.add("Add", [var, b.const(np.array(eps, dt))], [b.fresh()])[0]], [b.fresh()])[0]
+    normal = b.add("Div", [centred, spread], [b.fresh()])[0]
     out = b.add("Reshape", [normal, b.add("Shape", [x], [b.fresh()])[0]], [b.fresh()])[0]
     per_channel = b.const(np.array([shape[1]] + [1] * (len(shape) - 2), np.int64))
     for ref, op_type in ((node.args[1], "Mul"), (node.args[2], "Add")):

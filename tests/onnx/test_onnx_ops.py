@@ -1,6 +1,7 @@
 """Each exported op family, one small model each: ``onnx.checker`` (full check) accepts the model and
 ONNX Runtime's outputs equal gputorch's within 1e-5 (float32), with the same shapes and dtypes.
 Cases with dynamic axes run the session again at other sizes than the traced ones."""
+import copy
 import io
 import warnings
 
@@ -118,6 +119,19 @@ def test_layer(name):
 def test_activation(name):
     T.manual_seed(0)
     _roundtrip(ACTIVATIONS[name], T.randn(3, 6) * 3)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation_float64(name):
+    """ONNX Runtime runs some ONNX activations in float32 only; the exported forms run in float64."""
+    T.manual_seed(0)
+    _roundtrip(copy.deepcopy(ACTIVATIONS[name]).double(), T.randn(3, 6, dtype=T.float64) * 3)
+
+
+def test_float64_layers():
+    T.manual_seed(0)
+    model = nn.Sequential(nn.GroupNorm(3, 3), nn.GELU(), nn.Flatten(), nn.Linear(15, 6), nn.LayerNorm(6)).double()
+    _roundtrip(model, T.randn(2, 3, 5, dtype=T.float64))      # (ONNX Runtime's CPU Conv is float32 only)
 
 
 def test_prelu_per_channel():
