@@ -4,7 +4,8 @@ The model is traced twice: with the example inputs, and, when there are ``dynami
 those axes one longer. Sizes that change between the two traces follow the dynamic axes (a
 reshape's target gets ``-1`` or ``0`` there, an expand's ``1``; a constant filled with one value,
 such as ``ones(t, t)``, is expanded to a shape read at run time); everything else is fixed to the
-traced sizes. Each op is translated by its function in ``_ops.py``.
+traced sizes. Each op that the outputs depend on is translated by its function in ``_ops.py``
+(which gathers the ``_ops_*.py`` families); ops whose results are not returned are left out.
 """
 import numpy as np
 

@@ -129,9 +129,9 @@ def _clamp(b, node):
     """``clamp(x, min, max)``: ``Clip`` for Python bounds, ``Max``/``Min`` for tensor bounds (either may
     be absent; ``ClampMin``/``ClampMax`` carry one)."""
     dt = _out_dtype(b, node)
-    kind = node.kind
-    bounds = [node.args[1], (("const", None))] if kind == "ClampMin" else \
-        [("const", None), node.args[1]] if kind == "ClampMax" else [node.args[1], node.args[2]]
+    absent = ("const", None)
+    bounds = {"ClampMin": (node.args[1], absent), "ClampMax": (absent, node.args[1])}.get(
+        node.kind, (node.args[1], node.args[2]))
     x = b.operand(node, 0, dt)
 
     def bound(ref):

@@ -12,7 +12,7 @@ __all__ = ["REDUCTION_EXPORTERS", "REDUCTION_EXPORTERS_BY_CLASS"]
 def _axes(b, x, dims):
     """The non-negative axes that ``dims`` (an int, a sequence, or None/() for all) names in ``x``."""
     rank = len(b.shape_of(x))
-    if dims is None or dims == () or dims == []:
+    if dims is None or dims == () or dims == [] or rank == 0:
         return list(range(rank))
     return sorted(int(d) % max(rank, 1) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
 
