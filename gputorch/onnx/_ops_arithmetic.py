@@ -130,8 +130,10 @@ def _clamp(b, node):
     be absent; ``ClampMin``/``ClampMax`` carry one)."""
     dt = _out_dtype(b, node)
     absent = ("const", None)
-    bounds = {"ClampMin": (node.args[1], absent), "ClampMax": (absent, node.args[1])}.get(
-        node.kind, (node.args[1], node.args[2]))
+    if node.kind == "Clamp":
+        bounds = (node.args[1], node.args[2])
+    else:
+        bounds = (node.args[1], absent) if node.kind == "ClampMin" else (absent, node.args[1])
     x = b.operand(node, 0, dt)
 
     def bound(ref):
