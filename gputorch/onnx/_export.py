@@ -121,8 +121,8 @@ class Builder:
             if flat and len(self.shape_of(name)) != 1:
                 return self.add("Reshape", [name, self.const(np.array([-1], np.int64))], [self.fresh()])[0]
             return name
-        if kind == "const" and hasattr(v, "__array_interface__"):
-            return self.const(np.asarray(v).astype(np.int64))
+        if kind == "const" and hasattr(v, "dtype"):      # a NumPy array, or a CUDA one (copied to the host)
+            return self.const((v.get() if hasattr(v, "get") else np.asarray(v)).astype(np.int64))
         self.fail(node, f"an index of type {type(v).__name__}")
 
     def cast(self, name, dt):

@@ -2,8 +2,6 @@
 (``GatherElements``) and ``x[idx]`` with one index tensor among full slices (``Gather`` along
 that dim). The index may be a model input or computed from one (the trace keeps it as a value:
 ``jit._graph``'s ``("array", ...)``/``("index", ...)`` references) or a constant."""
-import numpy as np
-
 __all__ = ["INDEXING_EXPORTERS"]
 
 
@@ -45,7 +43,7 @@ def _advanced_index(b, node):
             b.fail(node, "a boolean mask index (its result's size is known only at run time)")
         indices = b.index_array(node, ("array", (idx_name, False)))
     else:
-        if np.asarray(post[where]).dtype == bool:
+        if post[where].dtype == bool:
             b.fail(node, "a boolean mask index (its result's size is known only at run time)")
         indices = b.index_array(node, ("const", post[where]))
     x = b.arg(node, 0)

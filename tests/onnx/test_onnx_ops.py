@@ -231,7 +231,7 @@ class _GptBlock(nn.Module):
 
     def forward(self, idx):
         b, t = idx.size()
-        x = self.tok(idx) + self.pos(T.arange(0, t, dtype=T.long))
+        x = self.tok(idx) + self.pos(T.arange(0, t, dtype=T.long, device=idx.device))
         q, k, v = self.attn(self.ln1(x)).split(x.size(-1), dim=2)
         q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
         y = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=True)
