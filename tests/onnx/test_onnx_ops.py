@@ -391,3 +391,19 @@ def test_mask_and_multi_tensor_indexes_are_refused():
         T.onnx.export(_fn(lambda s, x: x[x > 0]), _r(5, 3), io.BytesIO())
     with pytest.raises(T.onnx.UnsupportedOperatorError, match="one index tensor"):
         T.onnx.export(_fn(lambda s, x, i: x[i, i]), (_r(5, 5), T.tensor([0, 1])), io.BytesIO())
+
+
+@pytest.mark.skipif(not T.cuda.is_available(), reason="CUDA is not available")
+def test_export_from_cuda():
+    """A model on the CUDA device exports the same graph (initializers and constant indexes copied
+    to the host); ONNX Runtime on the CPU matches it."""
+    T.manual_seed(0)
+    for model, inputs in ((_GptBlock(), T.randint(0, 40, (2, 8))), (_Lookups(), T.tensor([0, 1, 5]))):
+        model = model.cuda().eval()
+        buf = io.BytesIO()
+        T.onnx.export(model, (inputs.cuda(),), buf, input_names=["x"], dynamic_axes={"x": [0]})
+        session = ort.InferenceSession(buf.getvalue(), providers=["CPUExecutionProvider"])
+        expected = model(inputs.cuda())
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        for got, e in zip(session.run(None, {"x": inputs.numpy()}), expected):
+            np.testing.assert_allclose(got, e.detach().cpu().numpy(), rtol=1e-5, atol=1e-5)
