@@ -184,7 +184,10 @@ def test_rnn_trace_replays_with_gradients():
     x = T.randn(5, 2, 3, dtype=T.float64, requires_grad=True)
     traced = T.jit.trace(model, (x,))
     assert T.autograd.gradcheck(lambda v: traced(v)[0], (x,))
+    assert T.autograd.gradgradcheck(lambda v: traced(v)[0], (x,))
     assert T.allclose(traced(x)[1], model(x)[1])
+    traced(x)[0].sum().backward()          # .grad holds plain tensors, not a graph
+    assert not model.weight_hh_l0.grad.requires_grad
 
 
 # ------------------------------------------------------------------------ attention

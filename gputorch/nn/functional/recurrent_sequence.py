@@ -244,8 +244,11 @@ class RnnSequenceBackward0(Node):
 
     def backward(ctx, grad_out, grad_h):
         gi, h0, w_hh, b_hh = ctx.saved_values
-        with grad_mode.enable_grad():
+        if _GRAD_ENABLED.value:             # create_graph: the gradients keep their graph
             return _differentiable_grads(ctx, (grad_out, grad_h), gi, h0, None, w_hh, b_hh, ctx.mode)
+        with grad_mode.enable_grad():
+            grads = _differentiable_grads(ctx, (grad_out, grad_h), gi, h0, None, w_hh, b_hh, ctx.mode)
+        return tuple(None if g is None else g.detach() for g in grads)
 
 
 def _in_input_order(per_step, reverse):
