@@ -1,7 +1,12 @@
 """ONNX forms of indexing with integer tensors: ``index_select`` (``Gather``), ``gather``
 (``GatherElements``) and ``x[idx]`` with one index tensor among full slices (``Gather`` along
 that dim). The index may be a model input or computed from one (the trace keeps it as a value:
-``jit._graph``'s ``("array", ...)``/``("index", ...)`` references) or a constant."""
+``jit._graph``'s ``("array", ...)``/``("index", ...)`` references) or a constant. Also writes
+through a basic index (``x[:, 0] = v``, ``x[..., -1] += 1``), as a ``Where`` over a mask."""
+import numpy as np
+
+from ._ops_shape import expanded_key
+
 __all__ = ["INDEXING_EXPORTERS"]
 
 
@@ -53,4 +58,57 @@ def _advanced_index(b, node):
     return b.add("Gather", [x, indices], node.outputs, axis=axis)
 
 
-INDEXING_EXPORTERS = {"IndexSelect": _index_select, "Gather": _gather, "Index": _advanced_index}
+def _index_put(b, node):
+    """``x[key] = values`` (or ``+=`` with ``accumulate``) for a basic ``key`` of integers and step-1
+    slices: the values, expanded to the indexed part's shape, are padded with zeros to ``x``'s shape
+    and chosen where a constant mask is set (or added). Dims that follow a dynamic axis must be
+    indexed whole."""
+    index, accumulate = node.params["index"], node.params.get("accumulate", False)
+    if getattr(index, "advanced", True) or index.pre is not None:
+        b.fail(node, "an assignment through an advanced index")
+    x = b.arg(node, 0)
+    shape, dt = b.shape_of(x), b.info(node.outputs[0])[1]
+    key = expanded_key(index.post, len(shape))
+    if any(k is None for k in key):
+        b.fail(node, "an assignment through an index with None")
+    varying = b.varying.get(node.args[0][1], set())
+    spans, dropped = {}, []
+    for d, k in enumerate(key):
+        if isinstance(k, slice):
+            if k == slice(None):
+                continue
+            start, stop, step = k.indices(shape[d])
+            if step != 1:
+                b.fail(node, "an assignment through a slice with a step")
+            spans[d] = (start, max(stop, start))
+        else:
+            spans[d] = (int(k) % shape[d], int(k) % shape[d] + 1)
+            dropped.append(d)
+    if set(spans) & varying:
+        b.fail(node, "an assignment to part of a dim that follows a dynamic axis")
+    axes = sorted(spans)
+    region = x
+    if axes:
+        bounds = ([spans[d][0] for d in axes], [spans[d][1] for d in axes], axes)
+        consts = [b.const(np.array(v, np.int64)) for v in bounds]
+        region = b.add("Slice", [x] + consts, [b.fresh()])[0]
+    target = region if not dropped else \
+        b.add("Squeeze", [region, b.const(np.array(dropped, np.int64))], [b.fresh()])[0]
+    values = b.add("Expand", [b.operand(node, 1, dt), b.add("Shape", [target], [b.fresh()])[0]], [b.fresh()])[0]
+    if dropped:
+        values = b.add("Unsqueeze", [values, b.const(np.array(dropped, np.int64))], [b.fresh()])[0]
+    pads = [spans.get(d, (0, shape[d]))[0] for d in range(len(shape))] + \
+        [shape[d] - spans.get(d, (0, shape[d]))[1] for d in range(len(shape))]
+    padded = b.add("Pad", [values, b.const(np.array(pads, np.int64))], [b.fresh()], mode="constant")[0]
+    if accumulate:
+        return b.add("Add", [x, padded], node.outputs)
+    mask = np.ones([shape[d] if d in spans else 1 for d in range(len(shape))], bool)
+    for d, (start, stop) in spans.items():
+        outside = [slice(None)] * len(shape)
+        outside[d] = np.r_[0:start, stop:shape[d]].astype(np.int64)
+        mask[tuple(outside)] = False
+    return b.add("Where", [b.const(mask), padded, x], node.outputs)
+
+
+INDEXING_EXPORTERS = {"IndexSelect": _index_select, "Gather": _gather, "Index": _advanced_index,
+                      "IndexPut": _index_put}

@@ -4,7 +4,7 @@ a dynamic axis changes are read from the inputs' shapes at run time (``Builder.r
 ``Builder.runtime_size``)."""
 import numpy as np
 
-__all__ = ["SHAPE_EXPORTERS", "SHAPE_EXPORTERS_BY_CLASS"]
+__all__ = ["SHAPE_EXPORTERS", "SHAPE_EXPORTERS_BY_CLASS", "expanded_key"]
 
 
 def _reshape(b, node):
@@ -45,7 +45,7 @@ def _stack(b, node):
     return b.add("Concat", expanded, node.outputs, axis=axis)
 
 
-def _expanded_key(key, rank):
+def expanded_key(key, rank):
     """A NumPy basic index as one entry per input dim (``...`` spread out), ``None`` kept."""
     key = key if isinstance(key, tuple) else (key,)
     explicit = sum(1 for k in key if k is not None and k is not Ellipsis)
@@ -67,9 +67,9 @@ def _subview(b, node):
         b.fail(node, f"the view {type(where).__name__}")
     x = b.arg(node, 0)
     rank = len(b.shape_of(x))
-    expanded = _expanded_key(key, rank)
+    expanded = expanded_key(key, rank)
     twin = b.later(node)
-    later = _expanded_key(twin.args[1][1].key, rank) if twin is not None else expanded
+    later = expanded_key(twin.args[1][1].key, rank) if twin is not None else expanded
     big = np.iinfo(np.int64).max
 
     def bound(value, other):

@@ -389,6 +389,24 @@ def test_integer_tensor_indexing_with_a_dynamic_index_length():
     _roundtrip(_Lookups(), T.tensor([0, 1, 5]), {0: [0]}, [T.tensor([4, 2, 2, 0, 3]), T.tensor([5])])
 
 
+def _assignments(s, i, v, x):
+    i = i.clone()
+    i[:, 0] = 7                       # makemore's MLP: the first token becomes <BLANK>
+    j = i.roll(1, 1)
+    j[:, 1:3] = v
+    y = x * 1
+    y[:, 1, 2:] = 0.5
+    y[..., -1] += 1.0
+    return i, j, y
+
+
+def test_assignment_through_a_basic_index_with_a_dynamic_batch():
+    T.manual_seed(0)
+    inputs = (T.randint(0, 5, (3, 4)), T.randint(0, 5, (3, 2)), _r(3, 3, 5))
+    _roundtrip(_fn(_assignments), inputs, {0: [0], 1: [0], 2: [0]},
+               [(T.randint(0, 5, (6, 4)), T.randint(0, 5, (6, 2)), _r(6, 3, 5))])
+
+
 def test_mask_and_multi_tensor_indexes_are_refused():
     with pytest.raises(T.onnx.UnsupportedOperatorError, match="boolean mask"):
         T.onnx.export(_fn(lambda s, x: x[x > 0]), _r(5, 3), io.BytesIO())
