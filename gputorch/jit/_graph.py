@@ -22,7 +22,18 @@ after every in-place op (``gputorch._tracing``).
 from .._tensor import Tensor
 from ..ops.indexing.parsing import Index
 
-__all__ = ["Graph", "GraphNode", "ref_names", "resolve_ref"]
+__all__ = ["Graph", "GraphNode", "is_param_ref", "node_refs", "ref_names", "resolve_ref"]
+
+
+def is_param_ref(v):
+    """Whether the keyword parameter ``v`` of a node is a reference (a traced tensor, or an index
+    holding traced arrays) rather than a constant."""
+    return isinstance(v, tuple) and len(v) == 2 and v[0] in ("value", "index")
+
+
+def node_refs(node):
+    """The references among ``node``'s arguments and keyword parameters."""
+    return list(node.args) + [v for v in node.params.values() if is_param_ref(v)]
 
 
 def ref_names(ref):
@@ -86,7 +97,8 @@ class GraphNode:
 
     def __repr__(self):
         args = [_ref_text(r) for r in self.args]
-        args = ", ".join(args + [f"{k}={v!r}" for k, v in self.params.items()])
+        args = ", ".join(args + [f"{k}={_ref_text(v) if is_param_ref(v) else repr(v)}"
+                                 for k, v in self.params.items()])
         scope = f"  # {self.scope}" if self.scope else ""
         return f"{', '.join('%' + o for o in self.outputs)} = {self.kind}({args}){scope}"
 
@@ -147,6 +159,14 @@ class Graph:
                     subs.append((field, position, found[0]))
         return ("index", (index, tuple(subs))) if subs else ("const", index)
 
+    def _param_ref(self, v):
+        if isinstance(v, Tensor):
+            return self._ref(v)
+        if isinstance(v, Index):          # x[idx] = v: the index is a keyword parameter
+            ref = self._index_ref(v)
+            return ref if ref[0] == "index" else v
+        return v
+
     def _ref(self, x):
         if not isinstance(x, Tensor):
             if isinstance(x, (list, tuple)) and any(isinstance(v, Tensor) for v in x):
@@ -167,7 +187,7 @@ class Graph:
 
     def record(self, cls, args, params, result):
         refs = [self._ref(a) for a in args]
-        params = {k: self._ref(v) if isinstance(v, Tensor) else v for k, v in params.items()}
+        params = {k: self._param_ref(v) for k, v in params.items()}
         outs = result if isinstance(result, tuple) else (result,)
         names = [self._new(o) for o in outs]
         self.nodes.append(GraphNode(cls, refs, params, names, self.scope[-1] if self.scope else ""))

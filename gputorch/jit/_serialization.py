@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device as Device
-from ._graph import Graph, GraphNode
+from ._graph import Graph, GraphNode, is_param_ref
 from ._traced_module import TracedModule
 
 __all__ = ["save", "load"]
@@ -139,7 +139,9 @@ def save(module, f):
         "params": list(graph.params), "constants": list(graph.constants),
         "requires_grad": {n: bool(g) for n, (_, g) in tensors.items()},
         "nodes": [{"op": _class_path(n.op), "args": [_encode_ref(r) for r in n.args],
-                   "params": {k: _encode(v) for k, v in n.params.items()}, "outputs": n.outputs, "scope": n.scope}
+                   "params": {k: {"ref": _encode_ref(v)} if is_param_ref(v) else _encode(v)
+                              for k, v in n.params.items()},
+                   "outputs": n.outputs, "scope": n.scope}
                   for n in graph.nodes],
     }
     with zipfile.ZipFile(f, "w") as z:
@@ -171,6 +173,7 @@ def load(f, map_location=None):
     for name in doc["constants"]:
         graph.constants[name] = tensor(arrays[name], device=dev)
     graph.nodes = [GraphNode(_load_class(n["op"]), [_decode_ref(r) for r in n["args"]],
-                             {k: _decode(v) for k, v in n["params"].items()}, n["outputs"], n["scope"])
+                             {k: _decode_ref(v["ref"]) if isinstance(v, dict) and "ref" in v else _decode(v)
+                              for k, v in n["params"].items()}, n["outputs"], n["scope"])
                    for n in doc["nodes"]]
     return TracedModule(graph, doc["single_output"])

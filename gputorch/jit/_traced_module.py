@@ -2,7 +2,7 @@
 from .. import nn
 from .._dispatch import apply
 from .._tensor import Tensor
-from ._graph import ref_names, resolve_ref
+from ._graph import is_param_ref, node_refs, ref_names, resolve_ref
 
 __all__ = ["TracedModule", "run_graph"]
 
@@ -13,11 +13,9 @@ def run_graph(graph, values, inputs):
         raise TypeError(f"the traced graph takes {len(graph.inputs)} inputs, got {len(inputs)}")
     env = dict(values)
     env.update(zip(graph.inputs, inputs))
-
     for node, dead in zip(graph.nodes, _last_uses(graph)):
         args = [resolve_ref(r, env.__getitem__) for r in node.args]
-        params = {k: arg(v) if isinstance(v, tuple) and len(v) == 2 and v[0] == "value" else v
-                  for k, v in node.params.items()}
+        params = {k: resolve_ref(v, env.__getitem__) if is_param_ref(v) else v for k, v in node.params.items()}
         create = getattr(node.op, "create", None)
         if create is not None:   # a creation (arange...): made on the inputs' device
             result = create(**dict(params, device=inputs[0].device if inputs else params["device"]))
@@ -39,7 +37,7 @@ def _last_uses(graph):
     seen, dead = set(), []
     for node in reversed(graph.nodes):
         names = set()
-        for ref in node.args:
+        for ref in node_refs(node):
             for name in ref_names(ref):
                 if name not in seen and name not in keep:
                     names.add(name)

@@ -10,7 +10,7 @@ traced sizes. Each op that the outputs depend on is translated by its function i
 import numpy as np
 
 from .. import _dtype
-from ..jit._graph import ref_names
+from ..jit._graph import node_refs, ref_names
 from ..jit._tracer import trace_graph
 from ._ops import CREATION_EXPORTERS, EXPORTERS, EXPORTERS_BY_CLASS
 
@@ -223,10 +223,8 @@ def _live_nodes(graph):
     for node in reversed(graph.nodes):
         if any(o in live for o in node.outputs):
             keep.append(node)
-            for ref in node.args:
+            for ref in node_refs(node):
                 live.update(ref_names(ref))
-            live.update(v[1] for v in node.params.values() if isinstance(v, tuple) and len(v) == 2
-                        and v[0] == "value")
     return keep[::-1]
 
 

@@ -120,3 +120,20 @@ def test_index_tensors_are_traced_values():
             assert T.equal(got, expected)
     grad, = T.autograd.grad(traced(i)[0].sum(), model.w)
     assert grad[3:].sum().item() == 6 and grad[:3].sum().item() == 0
+
+
+def test_assignment_through_a_traced_index_tensor():
+    """``x[idx] = v`` with ``idx`` from the input: the index is a traced value in the replay and
+    after save/load, not the traced one."""
+    def scatter(x, idx, v):
+        y = x.clone()
+        y[idx] = v
+        return y
+    x, v = T.zeros(5, 2), T.ones(2, 2)
+    traced = T.jit.trace(scatter, (x, T.tensor([0, 1]), v))
+    assert "index=Index[%input1]" in str(traced.graph)
+    buf = io.BytesIO()
+    T.jit.save(traced, buf)
+    buf.seek(0)
+    for module in (traced, T.jit.load(buf)):
+        assert T.equal(module(x, T.tensor([3, 4]), v), scatter(x, T.tensor([3, 4]), v))
