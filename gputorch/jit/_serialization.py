@@ -2,6 +2,7 @@
 ``.npy`` file per tensor, read back with ``allow_pickle=False``: loading runs no code from the
 file. An op is named by its node class (``module:qualname``), and only classes inside gputorch load.
 """
+import copy
 import importlib
 import io
 import json
@@ -12,7 +13,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import device as Device
-from ._graph import Graph, GraphNode
+from ._graph import Graph, GraphNode, is_param_ref
 from ._traced_module import TracedModule
 
 __all__ = ["save", "load"]
@@ -50,6 +51,8 @@ def _encode(x):
         return {"slice": [_encode(x.start), _encode(x.stop), _encode(x.step)]}
     if x is Ellipsis:
         return {"ellipsis": True}
+    if isinstance(x, np.ndarray) and x.dtype.kind in "biu":     # a constant index (x[:, [0, 2]])
+        return {"ndarray": x.reshape(-1).tolist(), "array_dtype": x.dtype.str, "shape": list(x.shape)}
     if isinstance(x, _dtype.dtype):
         return {"dtype": x.name}
     if isinstance(x, Device):
@@ -74,6 +77,8 @@ def _decode(x):
         return slice(*(_decode(v) for v in x["slice"]))
     if "ellipsis" in x:
         return Ellipsis
+    if "ndarray" in x:
+        return np.array(x["ndarray"], dtype=np.dtype(x["array_dtype"])).reshape(x["shape"])
     if "dtype" in x:
         return getattr(_dtype, x["dtype"])
     if "device" in x:
@@ -92,6 +97,17 @@ def _encode_ref(ref):
         return {"value": v}
     if kind == "list":
         return {"refs": [_encode_ref(r) for r in v]}
+    if kind == "array":
+        return {"array": [v[0], bool(v[1])]}
+    if kind == "index":     # the traced arrays are left out: the replay puts the values' arrays there
+        index, subs = v
+        holes = {(field, position) for field, position, _ in subs}
+        blank = copy.copy(index)
+        for field in ("pre", "post"):
+            key = getattr(index, field)
+            if key is not None:
+                setattr(blank, field, tuple(None if (field, p) in holes else k for p, k in enumerate(key)))
+        return {"index": _encode(blank), "subs": [list(s) for s in subs]}
     return {"const": _encode(v)}
 
 
@@ -100,6 +116,10 @@ def _decode_ref(ref):
         return ("value", ref["value"])
     if "refs" in ref:
         return ("list", [_decode_ref(r) for r in ref["refs"]])
+    if "array" in ref:
+        return ("array", (ref["array"][0], ref["array"][1]))
+    if "index" in ref:
+        return ("index", (_decode(ref["index"]), tuple(tuple(s) for s in ref["subs"])))
     return ("const", _decode(ref["const"]))
 
 
@@ -119,7 +139,9 @@ def save(module, f):
         "params": list(graph.params), "constants": list(graph.constants),
         "requires_grad": {n: bool(g) for n, (_, g) in tensors.items()},
         "nodes": [{"op": _class_path(n.op), "args": [_encode_ref(r) for r in n.args],
-                   "params": {k: _encode(v) for k, v in n.params.items()}, "outputs": n.outputs, "scope": n.scope}
+                   "params": {k: {"ref": _encode_ref(v)} if is_param_ref(v) else _encode(v)
+                              for k, v in n.params.items()},
+                   "outputs": n.outputs, "scope": n.scope}
                   for n in graph.nodes],
     }
     with zipfile.ZipFile(f, "w") as z:
@@ -151,6 +173,7 @@ def load(f, map_location=None):
     for name in doc["constants"]:
         graph.constants[name] = tensor(arrays[name], device=dev)
     graph.nodes = [GraphNode(_load_class(n["op"]), [_decode_ref(r) for r in n["args"]],
-                             {k: _decode(v) for k, v in n["params"].items()}, n["outputs"], n["scope"])
+                             {k: _decode_ref(v["ref"]) if isinstance(v, dict) and "ref" in v else _decode(v)
+                              for k, v in n["params"].items()}, n["outputs"], n["scope"])
                    for n in doc["nodes"]]
     return TracedModule(graph, doc["single_output"])

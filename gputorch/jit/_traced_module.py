@@ -2,6 +2,7 @@
 from .. import nn
 from .._dispatch import apply
 from .._tensor import Tensor
+from ._graph import is_param_ref, node_refs, ref_names, resolve_ref
 
 __all__ = ["TracedModule", "run_graph"]
 
@@ -12,18 +13,9 @@ def run_graph(graph, values, inputs):
         raise TypeError(f"the traced graph takes {len(graph.inputs)} inputs, got {len(inputs)}")
     env = dict(values)
     env.update(zip(graph.inputs, inputs))
-
-    def arg(ref):
-        kind, v = ref
-        if kind == "value":
-            return env[v]
-        if kind == "list":
-            return [arg(r) for r in v]
-        return v
     for node, dead in zip(graph.nodes, _last_uses(graph)):
-        args = [arg(r) for r in node.args]
-        params = {k: arg(v) if isinstance(v, tuple) and len(v) == 2 and v[0] == "value" else v
-                  for k, v in node.params.items()}
+        args = [resolve_ref(r, env.__getitem__) for r in node.args]
+        params = {k: resolve_ref(v, env.__getitem__) if is_param_ref(v) else v for k, v in node.params.items()}
         create = getattr(node.op, "create", None)
         if create is not None:   # a creation (arange...): made on the inputs' device
             result = create(**dict(params, device=inputs[0].device if inputs else params["device"]))
@@ -45,8 +37,8 @@ def _last_uses(graph):
     seen, dead = set(), []
     for node in reversed(graph.nodes):
         names = set()
-        for kind, v in node.args:
-            for name in ([v] if kind == "value" else [r[1] for r in v if r[0] == "value"] if kind == "list" else []):
+        for ref in node_refs(node):
+            for name in ref_names(ref):
                 if name not in seen and name not in keep:
                     names.add(name)
                 seen.add(name)

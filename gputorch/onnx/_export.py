@@ -2,12 +2,15 @@
 
 The model is traced twice: with the example inputs, and, when there are ``dynamic_axes``, with
 those axes one longer. Sizes that change between the two traces follow the dynamic axes (a
-reshape's target gets ``-1`` or ``0`` there, an expand's ``1``); everything else is fixed to the
-traced sizes. Each op is translated by its function in ``_ops.py``.
+reshape's target gets ``-1`` or ``0`` there, an expand's ``1``; a constant filled with one value,
+such as ``ones(t, t)``, is expanded to a shape read at run time); everything else is fixed to the
+traced sizes. Each op that the outputs depend on is translated by its function in ``_ops.py``
+(which gathers the ``_ops_*.py`` families); ops whose results are not returned are left out.
 """
 import numpy as np
 
 from .. import _dtype
+from ..jit._graph import node_refs, ref_names
 from ..jit._tracer import trace_graph
 from ._ops import CREATION_EXPORTERS, EXPORTERS, EXPORTERS_BY_CLASS
 
@@ -81,6 +84,54 @@ class Builder:
         if isinstance(v, (bool, int, float)):
             return self.scalar(v, node)
         self.fail(node, f"an argument of type {type(v).__name__}")
+
+    def common_dtype(self, node, indices):
+        """PyTorch's promoted dtype of arguments ``indices`` of ``node`` (tensors by rank, then Python
+        scalars), as an arithmetic op or a comparison sees them."""
+        dim = zero = wrapped = None
+        for i in indices:
+            kind, v = node.args[i]
+            if kind == "value":
+                shape, dt = self.graph.info[v]
+                if shape:
+                    dim = dt if dim is None else _dtype.promote_types(dim, dt)
+                else:
+                    zero = dt if zero is None else _dtype.promote_types(zero, dt)
+            elif isinstance(v, (bool, int, float)):
+                dt = _dtype.scalar_dtype(v)
+                wrapped = dt if wrapped is None else _dtype.promote_types(wrapped, dt)
+        return _dtype._combine(dim, _dtype._combine(zero, wrapped))
+
+    def operand(self, node, i, dt):
+        """Argument ``i`` of ``node`` as an ONNX value of dtype ``dt``: a tensor cast where its dtype
+        differs, a Python number made a 0-d constant of ``dt``."""
+        kind, v = node.args[i]
+        if kind != "value":
+            if not isinstance(v, (bool, int, float)):
+                self.fail(node, f"an argument of type {type(v).__name__}")
+            return self.const(np.array(v, dtype=dt.np))
+        return self.cast(v, dt)
+
+    def index_array(self, node, ref):
+        """The ONNX name of an index that an op took as an array: a traced tensor's (``("array", ...)``
+        reference; 1-D where the op flattened it) or a constant (an int64 initializer)."""
+        kind, v = ref
+        if kind == "array":
+            name, flat = v
+            if flat and len(self.shape_of(name)) != 1:
+                return self.add("Reshape", [name, self.const(np.array([-1], np.int64))], [self.fresh()])[0]
+            return name
+        if kind == "const" and hasattr(v, "dtype"):      # a NumPy array, or a CUDA one (copied to the host)
+            return self.const((v.get() if hasattr(v, "get") else np.asarray(v)).astype(np.int64))
+        self.fail(node, f"an index of type {type(v).__name__}")
+
+    def cast(self, name, dt):
+        """``name`` as dtype ``dt`` (a ``Cast`` only where its traced dtype differs)."""
+        if self.graph.info[name][1] is dt:
+            return name
+        out = self.add("Cast", [name], [self.fresh()], to=self.onnx_dtype(dt))[0]
+        self.graph.info[out] = (self.graph.info[name][0], dt)
+        return out
 
     def add(self, op_type, inputs, outputs, **attrs):
         self.nodes.append(self.onnx.helper.make_node(op_type, list(inputs), list(outputs), **attrs))
@@ -165,6 +216,51 @@ def _varying_dims(first, second):
     return varying
 
 
+def _live_nodes(graph):
+    """The nodes that the graph's outputs depend on, in order: what the model computed and did not
+    return (a loss beside the logits, a mean of attention weights) is not exported."""
+    live, keep = set(graph.outputs), []
+    for node in reversed(graph.nodes):
+        if any(o in live for o in node.outputs):
+            keep.append(node)
+            for ref in node_refs(node):
+                live.update(ref_names(ref))
+    return keep[::-1]
+
+
+def _one_value(t):
+    """The value every element of ``t`` holds, or None (empty, or not all equal)."""
+    flat = t.detach().cpu().numpy().reshape(-1)
+    if flat.size == 0 or not (flat == flat[0]).all():
+        return None
+    return flat[0]
+
+
+def _filled_constants(b, live):
+    """Constants whose shape changed with the dynamic axes (``ones(t, t)`` made from a size read in
+    Python) and used by a ``live`` node: one filled with a single value becomes that value expanded
+    to a shape read from the inputs at run time; any other is refused. Returns the names so made."""
+    filled = set()
+    for name, t in b.graph.constants.items():
+        later = b.second.constants[name]
+        user = next((n for n in live if any(r == ("value", name) for r in n.args)), None)
+        if tuple(t.shape) == tuple(later.shape) or user is None:
+            continue
+        value = _one_value(t)
+        sizes = [b.const(np.array([n], np.int64)) if n == m else b.runtime_size((n, m))
+                 for n, m in zip(t.shape, later.shape)]
+        if value is None or value != _one_value(later) or any(s is None for s in sizes):
+            raise UnsupportedOperatorError(
+                f"onnx.export: a tensor that the model creates from the input's size (used by '{user.kind}' in "
+                f"module '{user.scope or '<top>'}', shape {list(t.shape)}) was not made by a traced op and is not "
+                f"filled with one value, so it cannot follow the dynamic axes; export without them, or build it "
+                f"from the input with tensor ops")
+        shape = b.add("Concat", sizes, [b.fresh()], axis=0)[0]
+        b.add("Expand", [b.const(np.array(value, t.dtype.np)), shape], [name])
+        filled.add(name)
+    return filled
+
+
 def _grown_input(x, axes):
     """``x`` one longer along each of ``axes``, the new slice a copy of the first (valid indices stay valid)."""
     from ..ops.shape import cat
@@ -192,17 +288,11 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
         grown = tuple(_grown_input(a, grow.get(i, ())) for i, a in enumerate(args))
         second, _ = trace_graph(model, grown, module)
         varying = _varying_dims(graph, second)
-        for name, t in graph.constants.items():
-            if tuple(t.shape) != tuple(second.constants[name].shape):
-                user = next(n for n in graph.nodes if any(r == ("value", name) for r in n.args))
-                raise UnsupportedOperatorError(
-                    f"onnx.export: a tensor that the model creates from the input's size (used by '{user.kind}' in "
-                    f"module '{user.scope or '<top>'}', shape {list(t.shape)}) was not made by a traced op, so it "
-                    f"cannot follow the dynamic axes; export without them, or build it from the input with "
-                    f"tensor ops")
     builder = Builder(graph, second, varying, opset)
+    live = _live_nodes(graph)
+    filled = _filled_constants(builder, live) if second is not None else set()
     renames = dict(zip(graph.inputs, input_names))
-    for node in graph.nodes:
+    for node in live:
         export = EXPORTERS_BY_CLASS.get(node.op.__name__) or EXPORTERS.get(node.kind)
         if export is None and node.op.__name__ in CREATION_EXPORTERS:
             export = CREATION_EXPORTERS[node.op.__name__]
@@ -227,7 +317,8 @@ def build_model(model, args, input_names, output_names, dynamic_axes, opset, exp
         outs.append(value_info(name, shape, dt, dims))
     used = {i for n in builder.nodes for i in n.input}
     initializers = [onnx.numpy_helper.from_array(np.ascontiguousarray(t.detach().cpu().numpy()), name)
-                    for name, t in list(graph.params.items()) + list(graph.constants.items()) if name in used]
+                    for name, t in list(graph.params.items()) + list(graph.constants.items())
+                    if name in used and name not in filled]
     initializers += [onnx.numpy_helper.from_array(a, name) for name, a in builder.initializers.items()]
     extra_inputs = []
     if not export_params:

@@ -2,49 +2,46 @@
 
 ``b`` is the graph builder (``_export.Builder``): ``b.arg(node, i)`` is the ONNX name of argument
 ``i`` (a value, or a constant made an initializer in the dtype of the node's tensors),
-``b.add(op_type, inputs, outputs, **attrs)`` appends an ONNX node, ``b.const(array)`` adds an
-initializer, ``b.shape_of(name)`` and ``b.dtype_of(name)`` give what the trace saw, and
-``b.reshape_target(node, shape)`` gives a target-shape tensor that follows the dynamic axes. Opset 17 throughout (``LayerNormalization`` needs it; ``ReduceMean`` still takes
-attributes there).
-"""
-import math
+``b.operand(node, i, dtype)`` the same cast to ``dtype`` (type promotion), ``b.add(op_type,
+inputs, outputs, **attrs)`` appends an ONNX node, ``b.const(array)`` adds an initializer,
+``b.shape_of(name)`` and ``b.info(name)`` give what the trace saw, and ``b.reshape_target(node,
+shape)`` / ``b.runtime_size(pair)`` give sizes that follow the dynamic axes. Opset 17 throughout
+(``LayerNormalization`` needs it; ``ReduceMean`` still takes attributes there).
 
+This module holds the layers' ops (linear, convolution, pooling, embedding, softmax, casts) and
+the registry; each other family has its module: ``_ops_activations``, ``_ops_arithmetic``,
+``_ops_indexing``, ``_ops_normalization``, ``_ops_padding``, ``_ops_recurrent``,
+``_ops_reductions``, ``_ops_shape``.
+"""
 import numpy as np
 
-__all__ = ["EXPORTERS"]
+from ._ops_activations import ACTIVATION_EXPORTERS
+from ._ops_arithmetic import ARITHMETIC_EXPORTERS
+from ._ops_indexing import INDEXING_EXPORTERS
+from ._ops_normalization import NORMALIZATION_EXPORTERS
+from ._ops_padding import PADDING_EXPORTERS
+from ._ops_recurrent import RECURRENT_EXPORTERS
+from ._ops_reductions import REDUCTION_EXPORTERS, REDUCTION_EXPORTERS_BY_CLASS
+from ._ops_shape import SHAPE_EXPORTERS, SHAPE_EXPORTERS_BY_CLASS
+
+__all__ = ["EXPORTERS", "EXPORTERS_BY_CLASS", "CREATION_EXPORTERS"]
 
 
-def _one(b, node, op_type, **attrs):
-    return b.add(op_type, [b.arg(node, 0)], node.outputs[:1], **attrs)
-
-
-def _unary(op_type):
-    return lambda b, node: _one(b, node, op_type)
+def _identity(b, node):
+    return b.add("Identity", [b.arg(node, 0)], node.outputs[:1])
 
 
 def _linear(b, node):
     x, w = b.arg(node, 0), b.arg(node, 1)
     wt = b.add("Transpose", [w], [b.fresh()], perm=[1, 0])[0]
-    if node.args[2][0] == "const" and node.args[2][1] is None:
+    if len(node.args) < 3 or node.args[2] == ("const", None):      # no bias
         return b.add("MatMul", [x, wt], node.outputs)
     mm = b.add("MatMul", [x, wt], [b.fresh()])[0]
     return b.add("Add", [mm, b.arg(node, 2)], node.outputs)
 
 
-def _binary(op_type):
-    def export(b, node):
-        return b.add(op_type, [b.arg(node, 0), b.arg(node, 1)], node.outputs)
-    return export
-
-
-def _add_sub(op_type):
-    def export(b, node):
-        alpha = node.args[2][1] if len(node.args) > 2 else node.params.get("alpha", 1)
-        other = b.arg(node, 1)
-        if alpha != 1:
-            other = b.add("Mul", [other, b.scalar(alpha, node)], [b.fresh()])[0]
-        return b.add(op_type, [b.arg(node, 0), other], node.outputs)
-    return export
+def _matmul(b, node):
+    return b.add("MatMul", [b.arg(node, 0), b.arg(node, 1)], node.outputs)
 
 
 def _convolution(b, node):
@@ -65,9 +62,14 @@ def _convolution(b, node):
 
 
 def _max_pool(b, node):
-    _, kernel, stride, padding, dilation, _, _ = [r[1] for r in node.args]
+    """``MaxPool``; ``ceil_mode`` is read off the traced output size (larger than the floor rule's)."""
+    _, kernel, stride, padding, dilation, out_size, _ = [r[1] for r in node.args]
+    in_size = b.shape_of(b.arg(node, 0))[-len(kernel):]
+    floor = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+             for n, k, s, p, d in zip(in_size, kernel, stride, padding, dilation)]
+    ceil_mode = int(any(o > f for o, f in zip(out_size, floor)))
     outs = b.add("MaxPool", [b.arg(node, 0)], node.outputs[:1], kernel_shape=list(kernel), strides=list(stride),
-                 pads=list(padding) * 2, dilations=list(dilation))
+                 pads=list(padding) * 2, dilations=list(dilation), ceil_mode=ceil_mode)
     if len(node.outputs) > 1:
         b.unsupported_output(node, 1)
     return outs
@@ -93,20 +95,8 @@ def _adaptive_avg_pool(b, node):
     b.fail(node, "adaptive_avg_pool2d to a size that does not divide the input")
 
 
-def _batch_norm(b, node):
-    training, eps = node.args[5][1], node.args[7][1]
-    if training:
-        b.fail(node, "batch_norm in training mode (export with model.eval())")
-    return b.add("BatchNormalization", [b.arg(node, i) for i in range(5)], node.outputs[:1], epsilon=float(eps))
 
 
-def _layer_norm(b, node):
-    ndims, eps = node.args[3][1], node.args[4][1]
-    rank = len(b.shape_of(b.arg(node, 0)))
-    inputs = [b.arg(node, 0), b.arg(node, 1)]
-    if not (node.args[2][0] == "const" and node.args[2][1] is None):
-        inputs.append(b.arg(node, 2))
-    return b.add("LayerNormalization", inputs, node.outputs[:1], axis=rank - int(ndims), epsilon=float(eps))
 
 
 def _softmax(op_type):
@@ -115,61 +105,20 @@ def _softmax(op_type):
     return export
 
 
-def _gelu(b, node):
-    x = b.arg(node, 0)
-    if node.args[1][1] == "tanh":
-        cube = b.add("Mul", [b.add("Mul", [x, x], [b.fresh()])[0], x], [b.fresh()])[0]
-        inner = b.add("Add", [x, b.add("Mul", [cube, b.scalar(0.044715, node)], [b.fresh()])[0]], [b.fresh()])[0]
-        t = b.add("Tanh", [b.add("Mul", [inner, b.scalar(math.sqrt(2 / math.pi), node)], [b.fresh()])[0]],
-                  [b.fresh()])[0]
-        half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
-        return b.add("Mul", [half, b.add("Add", [t, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
-    erf = b.add("Erf", [b.add("Mul", [x, b.scalar(math.sqrt(0.5), node)], [b.fresh()])[0]], [b.fresh()])[0]
-    half = b.add("Mul", [x, b.scalar(0.5, node)], [b.fresh()])[0]
-    return b.add("Mul", [half, b.add("Add", [erf, b.scalar(1.0, node)], [b.fresh()])[0]], node.outputs)
 
 
-def _silu(b, node):
-    x = b.arg(node, 0)
-    return b.add("Mul", [x, b.add("Sigmoid", [x], [b.fresh()])[0]], node.outputs)
 
 
-def _reshape(b, node):
-    return b.add("Reshape", [b.arg(node, 0), b.reshape_target(node, b.info(node.outputs[0])[0])], node.outputs)
 
 
-def _permute(b, node):
-    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=[int(d) % len(node.args[1][1])
-                                                                    for d in node.args[1][1]])
 
 
-def _transpose(b, node):
-    rank = len(b.shape_of(b.arg(node, 0)))
-    perm = list(range(rank))
-    d0, d1 = int(node.args[1][1]) % rank, int(node.args[2][1]) % rank
-    perm[d0], perm[d1] = perm[d1], perm[d0]
-    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=perm)
 
 
-def _t(b, node):
-    rank = len(b.shape_of(b.arg(node, 0)))
-    return b.add("Transpose", [b.arg(node, 0)], node.outputs, perm=list(range(rank))[::-1])
 
 
-def _cat(b, node):
-    tensors = [b.arg(node, i) for i in range(len(node.args))]
-    dim = node.params["dim"]
-    rank = len(b.shape_of(tensors[0]))
-    return b.add("Concat", tensors, node.outputs, axis=int(dim) % rank)
 
 
-def _stack(b, node):
-    tensors = [b.arg(node, i) for i in range(len(node.args))]
-    rank = len(b.shape_of(tensors[0])) + 1
-    axis = int(node.params["dim"]) % rank
-    axes = b.const(np.array([axis], np.int64))
-    expanded = [b.add("Unsqueeze", [t, axes], [b.fresh()])[0] for t in tensors]
-    return b.add("Concat", expanded, node.outputs, axis=axis)
 
 
 def _embedding(b, node):
@@ -177,184 +126,29 @@ def _embedding(b, node):
 
 
 def _to_copy(b, node):
-    return b.add("Cast", [b.arg(node, 0)], node.outputs, to=b.onnx_dtype(node.args[1][1]))
+    return b.add("Cast", [b.arg(node, 0)], node.outputs, to=b.onnx_dtype(b.info(node.outputs[0])[1]))
 
 
-def _reduce(op_type):
-    def export(b, node):
-        dims, keepdim = node.args[1][1], node.args[2][1]
-        rank = len(b.shape_of(b.arg(node, 0)))
-        axes = list(range(rank)) if dims is None or dims == () else [int(d) % rank for d in
-                                                                    (dims if isinstance(dims, (tuple, list))
-                                                                     else (dims,))]
-        if op_type == "ReduceSum":
-            return b.add(op_type, [b.arg(node, 0), b.const(np.array(axes, np.int64))], node.outputs,
-                         keepdims=int(bool(keepdim)))
-        return b.add(op_type, [b.arg(node, 0)], node.outputs, axes=axes, keepdims=int(bool(keepdim)))
-    return export
 
 
-def _reduce_all(op_type):
-    def export(b, node):
-        return b.add(op_type, [b.arg(node, 0)], node.outputs, keepdims=0)
-    return export
 
 
-def _masked_fill(b, node):
-    value = node.args[2]
-    fill = b.arg(node, 2) if value[0] == "value" else b.scalar(value[1], node)
-    return b.add("Where", [b.arg(node, 1), fill, b.arg(node, 0)], node.outputs)
 
 
-def _where(b, node):
-    return b.add("Where", [b.arg(node, 0), b.arg(node, 1), b.arg(node, 2)], node.outputs)
 
 
-def _expanded_key(key, rank):
-    """A NumPy basic index as one entry per input dim (``...`` spread out), ``None`` kept."""
-    key = key if isinstance(key, tuple) else (key,)
-    explicit = sum(1 for k in key if k is not None and k is not Ellipsis)
-    out = []
-    for k in key:
-        if k is Ellipsis:
-            out += [slice(None)] * (rank - explicit)
-        else:
-            out.append(k)
-    return out + [slice(None)] * (rank - sum(1 for k in out if k is not None))
 
 
-def _subview(b, node):
-    """Views given by a NumPy basic index (``Key``): slices, integers, ``None`` and ``...``. A slice
-    bound that changed with the dynamic axes is read from the inputs' shapes at run time."""
-    where = node.args[1][1]
-    key = getattr(where, "key", None)
-    if key is None:
-        b.fail(node, f"the view {type(where).__name__}")
-    x = b.arg(node, 0)
-    rank = len(b.shape_of(x))
-    expanded = _expanded_key(key, rank)
-    twin = b.later(node)
-    later = _expanded_key(twin.args[1][1].key, rank) if twin is not None else expanded
-    big = np.iinfo(np.int64).max
-
-    def bound(value, other):
-        if value == other:
-            return b.const(np.array([big if value is None else value], np.int64))
-        size = b.runtime_size((value, other), [x])
-        if size is None:
-            b.fail(node, f"a slice bound {value} that follows the dynamic axes in no way the inputs' shapes give")
-        return size
-    starts, ends, axes, steps, drop, insert = [], [], [], [], [], []
-    dim = out_dim = 0
-    for k, k2 in zip(expanded, later):
-        if k is None:
-            insert.append(out_dim)
-            out_dim += 1
-            continue
-        if isinstance(k, slice):
-            if k != slice(None):
-                starts.append(bound(k.start or 0, k2.start or 0))
-                ends.append(bound(k.stop, k2.stop))
-                axes.append(dim)
-                steps.append(1 if k.step is None else k.step)
-            dim += 1
-            out_dim += 1
-        else:
-            starts.append(b.const(np.array([int(k)], np.int64)))
-            ends.append(b.const(np.array([int(k) + 1 if int(k) != -1 else big], np.int64)))
-            axes.append(dim)
-            steps.append(1)
-            drop.append(dim)
-            dim += 1
-    out = x
-    if axes:
-        start = b.add("Concat", starts, [b.fresh()], axis=0)[0]
-        end = b.add("Concat", ends, [b.fresh()], axis=0)[0]
-        out = b.add("Slice", [out, start, end, b.const(np.array(axes, np.int64)), b.const(np.array(steps, np.int64))],
-                    [b.fresh()])[0]
-    if drop:
-        out = b.add("Squeeze", [out, b.const(np.array(drop, np.int64))], [b.fresh()])[0]
-    if insert:
-        out = b.add("Unsqueeze", [out, b.const(np.array(insert, np.int64))], [b.fresh()])[0]
-    return b.add("Identity", [out], node.outputs)
 
 
-def _expand(b, node):
-    target = b.reshape_target(node, tuple(node.args[1][1]), ones_for_dynamic=True)
-    return b.add("Expand", [b.arg(node, 0), target], node.outputs)
 
 
-def _recurrent(b, node, op_type, gate_order, states, **attrs):
-    """A whole-sequence LSTM/GRU op as ONNX's ``op_type``. Its input is the traced projection ``gi``
-    (argument 0), so ``W`` is an identity that reorders the gates into ONNX's order (``gate_order``:
-    PyTorch's gate blocks in ONNX's order); ``R`` and ``B`` come from ``W_hh``/``b_hh`` (the arguments
-    after the ``states`` initial-state arguments) in that order; ``B``'s input half is zero. The
-    outputs are the sequence, then one final state per initial state."""
-    gi = b.arg(node, 0)
-    h0s = [b.arg(node, 1 + k) for k in range(states)]
-    w_hh = b.arg(node, 1 + states)
-    bias_ref = node.args[2 + states]
-    reverse = node.args[3 + states][1]
-    size = b.shape_of(h0s[0])[-1]
-    width = len(gate_order) * size
-    order = np.concatenate([np.arange(k * size, (k + 1) * size) for k in gate_order])
-    dtype = b.np_dtype_of(gi)
-    index = b.const(order)
-    axes0 = b.const(np.array([0], np.int64))
-
-    def batch_of_one(name):
-        return b.add("Unsqueeze", [name, axes0], [b.fresh()])[0]
-    inputs = [gi, b.const(np.eye(width, dtype=dtype)[order][None]),
-              batch_of_one(b.add("Gather", [w_hh, index], [b.fresh()], axis=0)[0])]
-    if bias_ref[0] == "const" and bias_ref[1] is None:
-        inputs.append("")
-    else:
-        hidden_bias = b.add("Gather", [b.arg(node, 2 + states), index], [b.fresh()], axis=0)[0]
-        inputs.append(batch_of_one(b.add("Concat", [b.const(np.zeros(width, dtype)), hidden_bias], [b.fresh()],
-                                         axis=0)[0]))
-    inputs += [""] + [batch_of_one(h) for h in h0s]
-    outs = [b.fresh() for _ in range(1 + states)]
-    b.add(op_type, inputs, outs, hidden_size=int(size), direction="reverse" if reverse else "forward", **attrs)
-    b.add("Squeeze", [outs[0], b.const(np.array([1], np.int64))], [node.outputs[0]])
-    for out, final in zip(outs[1:], node.outputs[1:]):
-        b.add("Squeeze", [out, axes0], [final])
-    return node.outputs
 
 
-def _lstm_sequence(b, node):
-    """ONNX's LSTM: gates i, o, f, c (PyTorch's i, f, g, o); initial and final h and c."""
-    return _recurrent(b, node, "LSTM", (0, 3, 1, 2), 2)
 
 
-def _gru_sequence(b, node):
-    """ONNX's GRU with ``linear_before_reset=1`` (PyTorch's formula: the reset gate multiplies
-    ``h @ W_hn.T + b_hn``): gates z, r, h (PyTorch's r, z, n); initial and final h."""
-    return _recurrent(b, node, "GRU", (1, 0, 2), 1, linear_before_reset=1)
 
 
-def _unbind(b, node):
-    x = b.arg(node, 0)
-    rank = len(b.shape_of(x))
-    dim = int(node.args[2][1]) % rank
-    count = len(node.outputs)
-    parts = b.add("Split", [x, b.const(np.ones(count, np.int64))], [b.fresh() for _ in range(count)], axis=dim)
-    axes = b.const(np.array([dim], np.int64))
-    for part, out in zip(parts, node.outputs):
-        b.add("Squeeze", [part, axes], [out])
-    return node.outputs
-
-
-def _split(b, node):
-    x = b.arg(node, 0)
-    rank = len(b.shape_of(x))
-    dim = int(node.args[2][1]) % rank
-    sizes = [b.shape_of(o)[dim] for o in node.outputs]
-    return b.add("Split", [x, b.const(np.array(sizes, np.int64))], node.outputs, axis=dim)
-
-
-def _not_equal(b, node):
-    eq = b.add("Equal", [b.arg(node, 0), b.arg(node, 1)], [b.fresh()])[0]
-    return b.add("Not", [eq], node.outputs)
 
 
 def _scalar_param(b, node, name, np_dtype):
@@ -380,27 +174,21 @@ def _arange(b, node):
 CREATION_EXPORTERS = {"Arange": _arange}
 
 
+
+
+
+
+
+
 EXPORTERS = {
-    "Linear": _linear, "Add": _add_sub("Add"), "Sub": _add_sub("Sub"), "Mul": _binary("Mul"),
-    "Div": _binary("Div"), "Pow": _binary("Pow"), "Neg": _unary("Neg"), "Abs": _unary("Abs"),
-    "Exp": _unary("Exp"), "Log": _unary("Log"), "Sqrt": _unary("Sqrt"), "Tanh": _unary("Tanh"),
-    "Sigmoid": _unary("Sigmoid"), "Relu": _unary("Relu"), "Erf": _unary("Erf"), "Sin": _unary("Sin"),
-    "Cos": _unary("Cos"), "Reciprocal": _unary("Reciprocal"), "Gelu": _gelu, "Silu": _silu,
-    "Convolution": _convolution, "MaxPool2DWithIndices": _max_pool, "AvgPool2D": _avg_pool,
-    "AdaptiveAvgPool2D": _adaptive_avg_pool, "NativeBatchNorm": _batch_norm, "NativeLayerNorm": _layer_norm,
-    "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
-    "View": _reshape, "UnsafeView": _reshape, "Squeeze": _reshape, "Flatten": _reshape,
-    "Permute": _permute, "Transpose": _transpose, "T": _t, "Cat": _cat, "Stack": _stack,
-    "Embedding": _embedding, "ToCopy": _to_copy, "Mean": _reduce_all("ReduceMean"),
-    "Sum": _reduce_all("ReduceSum"), "MaskedFill": _masked_fill, "Where": _where,
-    "Unsqueeze": _subview, "Slice": _subview, "Select": _subview, "Alias": _subview, "Expand": _expand,
-    "Mm": _binary("MatMul"), "Bmm": _binary("MatMul"), "Matmul": _binary("MatMul"), "Mv": _binary("MatMul"),
-    "Clone": _unary("Identity"), "Contiguous": _unary("Identity"), "LstmSequence": _lstm_sequence, "GruSequence": _gru_sequence,
-    "Unbind": _unbind, "Split": _split, "SplitWithSizes": _split,
-    "Eq": _binary("Equal"), "Ne": _not_equal, "Lt": _binary("Less"), "Le": _binary("LessOrEqual"),
-    "Gt": _binary("Greater"), "Ge": _binary("GreaterOrEqual"), "LogicalNot": _unary("Not"),
+    "Linear": _linear, "Convolution": _convolution, "MaxPool2DWithIndices": _max_pool, "AvgPool2D": _avg_pool,
+    "AdaptiveAvgPool2D": _adaptive_avg_pool, "Softmax": _softmax("Softmax"), "LogSoftmax": _softmax("LogSoftmax"),
+    "Embedding": _embedding, "ToCopy": _to_copy, "Mm": _matmul, "Bmm": _matmul, "Matmul": _matmul, "Mv": _matmul,
+    "Clone": _identity, "Contiguous": _identity,
     "Argmax": lambda b, node: b.add("ArgMax", [b.arg(node, 0)], node.outputs, axis=int(node.args[1][1]),
                                     keepdims=int(bool(node.args[2][1]))),
 }
-EXPORTERS_BY_CLASS = {"MeanBackward1": _reduce("ReduceMean"), "SumBackward1": _reduce("ReduceSum"),
-                      "SqueezeBackward0": _reshape, "SqueezeBackward1": _reshape, "SqueezeBackward2": _reshape}
+for _family in (ACTIVATION_EXPORTERS, ARITHMETIC_EXPORTERS, INDEXING_EXPORTERS, NORMALIZATION_EXPORTERS,
+                PADDING_EXPORTERS, RECURRENT_EXPORTERS, REDUCTION_EXPORTERS, SHAPE_EXPORTERS):
+    EXPORTERS.update(_family)
+EXPORTERS_BY_CLASS = {**SHAPE_EXPORTERS_BY_CLASS, **REDUCTION_EXPORTERS_BY_CLASS}

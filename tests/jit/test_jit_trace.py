@@ -95,3 +95,45 @@ def test_functions_inplace_ops_and_tracer_warning():
     np.testing.assert_array_equal(to_numpy(out[1]), [1.5, -10.5, 3.5])
     with pytest.raises(TypeError, match="input 0 must be a Tensor"):
         T.jit.trace(fn, (1.0, T.ones(3)))
+
+
+def test_index_tensors_are_traced_values():
+    """An index tensor computed from the input (``w[i]``, ``index_select``, ``gather``) is part of the
+    graph: the replay and a saved-and-loaded module use the new index, not the traced one."""
+    class Lookup(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = T.nn.Parameter(T.randn(5, 3))
+
+        def forward(self, i):
+            return self.w[i], self.w.index_select(0, i), self.w.gather(0, i[:, None].expand(-1, 3)), self.w[:, [0, 2]]
+    model = Lookup()
+    traced = T.jit.trace(model, (T.tensor([0, 1]),))
+    assert "Index[%input0]" in str(traced.graph)
+    buf = io.BytesIO()
+    T.jit.save(traced, buf)
+    buf.seek(0)
+    loaded = T.jit.load(buf)
+    i = T.tensor([3, 4])
+    for module in (traced, loaded):
+        for got, expected in zip(module(i), model(i)):
+            assert T.equal(got, expected)
+    grad, = T.autograd.grad(traced(i)[0].sum(), model.w)
+    assert grad[3:].sum().item() == 6 and grad[:3].sum().item() == 0
+
+
+def test_assignment_through_a_traced_index_tensor():
+    """``x[idx] = v`` with ``idx`` from the input: the index is a traced value in the replay and
+    after save/load, not the traced one."""
+    def scatter(x, idx, v):
+        y = x.clone()
+        y[idx] = v
+        return y
+    x, v = T.zeros(5, 2), T.ones(2, 2)
+    traced = T.jit.trace(scatter, (x, T.tensor([0, 1]), v))
+    assert "index=Index[%input1]" in str(traced.graph)
+    buf = io.BytesIO()
+    T.jit.save(traced, buf)
+    buf.seek(0)
+    for module in (traced, T.jit.load(buf)):
+        assert T.equal(module(x, T.tensor([3, 4]), v), scatter(x, T.tensor([3, 4]), v))

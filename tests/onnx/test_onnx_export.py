@@ -157,13 +157,22 @@ def test_gpt_decoder_with_dynamic_batch_and_sequence():
         _check(session, model, (T.randint(0, 40, (batch, seq)),), ["idx"])
 
 
-def test_untraced_tensors_made_from_sizes_are_refused():
+def test_filled_tensors_made_from_sizes_follow_dynamic_axes():
     class Masked(T.nn.Module):
         def forward(self, x):
             t = x.shape[1]
-            return x.masked_fill(T.ones(t, t).triu(1).bool(), 0.0)   # ones() is not a traced op
-    with pytest.raises(T.onnx.UnsupportedOperatorError, match="used by 'Triu' in module '<top>'"):
-        T.onnx.export(Masked(), T.randn(2, 4, 4), io.BytesIO(), dynamic_axes={"input0": [1, 2]})
+            return x.masked_fill(T.ones(t, t).triu(1).bool(), 0.0)   # ones(): one value, read-at-run-time shape
+    session = _session(Masked(), T.randn(2, 4, 4), input_names=["x"], dynamic_axes={"x": [1, 2]})
+    for t in (4, 7):
+        _check(session, Masked(), (T.randn(2, t, t),), ["x"])
+
+
+def test_untraced_tensors_made_from_sizes_are_refused():
+    class Scaled(T.nn.Module):
+        def forward(self, x):
+            return x * T.eye(x.shape[1])       # eye() is not a traced op, nor filled with one value
+    with pytest.raises(T.onnx.UnsupportedOperatorError, match="used by 'Mul' in module '<top>'"):
+        T.onnx.export(Scaled(), T.randn(2, 4, 4), io.BytesIO(), dynamic_axes={"input0": [1, 2]})
 
 
 def test_file_path_and_unsupported_op(tmp_path):
@@ -177,9 +186,9 @@ def test_file_path_and_unsupported_op(tmp_path):
             self.inner = T.nn.Linear(3, 3)
 
         def forward(self, x):
-            return self.inner(x).cumsum(1)
+            return self.inner(x).cumprod(1)
     with pytest.raises(T.onnx.UnsupportedOperatorError,
-                       match="operator 'Cumsum'.*opset version 17.*in module '<top>'"):
+                       match="operator 'Cumprod'.*opset version 17.*in module '<top>'"):
         T.onnx.export(Running(), T.randn(2, 3), io.BytesIO())
     with pytest.raises(ValueError, match="opset 17 only"):
         T.onnx.export(model, T.randn(1, 3), io.BytesIO(), opset_version=13)

@@ -9,12 +9,14 @@ they have gradients of every order. Masks follow PyTorch's two conventions:
   ``key_padding_mask`` is True where attention is NOT allowed; float masks are added.
 
 A query row with no key it may attend to gets a zero output in
-``scaled_dot_product_attention`` (PyTorch's "safe softmax"), and zero gradients.
+``scaled_dot_product_attention`` (PyTorch's "safe softmax"), and zero gradients. While a trace
+records (``jit.trace``, ``onnx.export``) that masking always runs, so the recorded graph does
+not depend on whether the example mask had such rows.
 """
 import math
 import warnings
 
-from ... import _dtype
+from ... import _dtype, _tracing
 from ...amp.autocast_mode import autocast_function
 from ..._tensor import Tensor
 from ...ops.creation import ones, zeros, zeros_like
@@ -113,14 +115,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None:
         if attn_mask._dtype is _dtype.bool:
             dead = ~attn_mask.any(-1, keepdim=True)
-            if bool(dead.any()):
+            if _tracing.STATE.graph is not None or bool(dead.any()):
                 scores = scores.masked_fill(~(attn_mask | dead), _NEG_INF)
             else:
                 dead = None
                 scores = scores.masked_fill(~attn_mask, _NEG_INF)
         else:
             dead = (attn_mask == _NEG_INF).all(-1, keepdim=True)
-            if bool(dead.any()):
+            if _tracing.STATE.graph is not None or bool(dead.any()):
                 scores = scores + attn_mask.masked_fill(dead, 0.0)
             else:
                 dead = None

@@ -15,6 +15,7 @@ activations as a workspace, and the backward computes the gate gradients from it
 when a graph of the backward is recorded (``create_graph=True``), with differentiable Tensor ops
 that recompute the gates (as PyTorch does), so double backward works.
 """
+from ... import _tracing
 from ..._dispatch import apply
 from ..._tensor import Tensor
 from ...autograd import grad_mode
@@ -259,6 +260,9 @@ def recurrent_layer(mode, input, state, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=N
     if mode == "GRU":
         from .recurrent_sequence import gru_sequence
         return gru_sequence(gi, state[0], w_hh, b_hh, reverse)
+    if mode != "LSTM" and _tracing.STATE.graph is not None:     # one op, whatever the traced length
+        from .recurrent_sequence import rnn_sequence
+        return rnn_sequence(gi, state[0], w_hh, b_hh, reverse, mode == "RNN_RELU")
     outputs = recurrent_steps(mode, gi, state, w_hh, b_hh, w_hr, reverse)
     return outputs[0], tuple(outputs[1:])
 

@@ -212,6 +212,45 @@ class _GruSequenceGrads(Node):
         return _back(d_gi, like), _back(dh, like), _back(d_w, like), _back(d_b, like)
 
 
+class RnnSequenceBackward0(Node):
+    """``(outputs (T, N, H), h_T)`` of one plain (Elman) RNN layer, ``h' = act(h @ W_hh.T + b_hh + gi[t])``
+    with ``act`` tanh or relu, from ``gi (T, N, H)``, ``h0 (N, H)``, ``W_hh (H, H)`` and ``b_hh (H,)``
+    (or None); ``reverse`` as for the LSTM. Used while a trace records, so that the layer is one op
+    (ONNX's ``RNN``) whatever the sequence length; its backward recomputes the layer with the
+    per-step ops and differentiates that."""
+
+    def forward(ctx, gi, h0, w_hh, b_hh, reverse, relu):
+        xp = xp_of(h0)
+        x_in = _compute(gi)
+        steps, n, size = x_in.shape
+        w = _compute(w_hh).T
+        bias = None if b_hh is None else _compute(b_hh)
+        hiddens = xp.empty((steps + 1, n, size), x_in.dtype)   # h before each step, then h_T (run order)
+        hiddens[0] = _compute(h0)
+        with quiet_errors():
+            for k, t in enumerate(run_order(steps, reverse)):
+                pre = hiddens[k] @ w
+                if bias is not None:
+                    pre += bias
+                pre += x_in[t]
+                if relu:
+                    xp.maximum(pre, 0, out=hiddens[k + 1])
+                else:
+                    xp.tanh(pre, out=hiddens[k + 1])
+        ctx.save_for_backward(gi, h0, w_hh, b_hh)
+        ctx.reverse, ctx.mode = reverse, "RNN_RELU" if relu else "RNN_TANH"
+        like = h0._data
+        return _back(_in_input_order(hiddens[1:], reverse), like), _back(hiddens[-1].copy(), like)
+
+    def backward(ctx, grad_out, grad_h):
+        gi, h0, w_hh, b_hh = ctx.saved_values
+        if _GRAD_ENABLED.value:             # create_graph: the gradients keep their graph
+            return _differentiable_grads(ctx, (grad_out, grad_h), gi, h0, None, w_hh, b_hh, ctx.mode)
+        with grad_mode.enable_grad():
+            grads = _differentiable_grads(ctx, (grad_out, grad_h), gi, h0, None, w_hh, b_hh, ctx.mode)
+        return tuple(None if g is None else g.detach() for g in grads)
+
+
 def _in_input_order(per_step, reverse):
     """Per-step arrays kept in run order, as a contiguous array in input order."""
     return (per_step[::-1] if reverse else per_step).copy()
@@ -257,4 +296,10 @@ def lstm_sequence(gi, h0, c0, w_hh, b_hh, reverse):
 def gru_sequence(gi, h0, w_hh, b_hh, reverse):
     """``(outputs, (h_T,))`` of one GRU layer over the input projection ``gi``."""
     out, h = apply(GruSequenceBackward0, gi, h0, w_hh, b_hh, reverse)
+    return out, (h,)
+
+
+def rnn_sequence(gi, h0, w_hh, b_hh, reverse, relu):
+    """``(outputs, (h_T,))`` of one plain RNN layer (tanh, or relu) over the input projection ``gi``."""
+    out, h = apply(RnnSequenceBackward0, gi, h0, w_hh, b_hh, reverse, relu)
     return out, (h,)
