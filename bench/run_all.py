@@ -21,7 +21,8 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
 sys.path[:0] = [REPO, BENCH_DIR]
 
-BENCHMARKS = ["autograd_overhead", "training_step", "cnn_step", "gpt_step", "dataloader", "kernels", "memory_profiler"]
+BENCHMARKS = ["autograd_overhead", "training_step", "cnn_step", "gpt_step", "dataloader", "kernels", "memory_profiler",
+              "distributed"]
 
 from timing import THREAD_VARIABLES, limit_threads  # noqa: E402
 

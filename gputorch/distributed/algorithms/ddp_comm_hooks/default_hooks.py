@@ -1,12 +1,16 @@
 """The standard DDP communication hooks. A hook is ``hook(state, bucket) -> Future`` whose value is
 the bucket's averaged flat gradient tensor; ``state`` is the process group (None: the default one).
 
-* :func:`allreduce_hook`: divide by the world size, all-reduce (DDP's own behaviour);
+* :func:`allreduce_hook`: average over the group (DDP's own behaviour): an all-reduce with
+  ``ReduceOp.AVG``, which divides once the sum has arrived (PyTorch divides first; dividing after
+  saves a pass over the bucket before it can be sent, and float16 buckets are compressed by the
+  hooks below, which divide first so that their sums cannot overflow);
 * :func:`fp16_compress_hook` / :func:`bf16_compress_hook`: the same on a float16 (bfloat16) copy,
   halving the bytes sent, then written back into the bucket in its own dtype.
 """
 from ...collectives import all_reduce
 from ...process_group import resolve
+from ...reduce_op import ReduceOp
 
 __all__ = ["allreduce_hook", "fp16_compress_hook", "bf16_compress_hook"]
 
@@ -18,9 +22,8 @@ def _group(state):
 def allreduce_hook(process_group, bucket):
     """Average ``bucket.buffer()`` over the group, in place."""
     pg = _group(process_group)
-    buffer = bucket.buffer()
-    buffer.div_(pg.size)
-    return all_reduce(buffer, group=pg, async_op=True).get_future().then(lambda fut: fut.value()[0])
+    work = all_reduce(bucket.buffer(), op=ReduceOp.AVG, group=pg, async_op=True)
+    return work.get_future().then(lambda fut: fut.value()[0])
 
 
 def _compressed(process_group, bucket, dtype):
