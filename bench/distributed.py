@@ -15,7 +15,7 @@ import sys
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [BENCH_DIR]
 
-from ddp_cost_model import fit_allreduce, predict_step, ring_time  # noqa: E402
+from ddp_cost_model import fit_allreduce, predict_step  # noqa: E402
 
 TITLE = "Distributed data parallel (MPI, 2 processes on this machine)"
 
