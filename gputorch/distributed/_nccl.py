@@ -58,9 +58,6 @@ class NcclCommunicator:
 
     def _comm(self, device, seq, name):
         nccl = nccl_module()
-        if nccl is None:
-            raise RuntimeError("the 'nccl' backend needs NCCL through CuPy (pip install nvidia-nccl-cu12 or "
-                               "-cu13 beside CuPy); use backend='mpi' to move CUDA tensors through host memory")
         comm = self.comms.get(device.index)
         if comm is None:
             uid = np.frombuffer(nccl.get_unique_id(), dtype=np.uint8).copy() if self.pg.rank == 0 \

@@ -38,8 +38,9 @@ _BITWISE = (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR)
 
 def _use_nccl(pg, tensors, op=None):
     """Whether NCCL moves these tensors: CUDA tensors of an "nccl" group, except for the bitwise
-    reductions NCCL lacks (those, like the collectives NCCL has no call for, go through host memory)."""
-    return pg.backend == "nccl" and tensors[0]._device.type == "cuda" and op not in _BITWISE
+    reductions NCCL lacks (those, like the collectives NCCL has no call for, go through host memory),
+    and where CuPy has no NCCL (then MPI through host memory, said once)."""
+    return pg.backend == "nccl" and tensors[0]._device.type == "cuda" and op not in _BITWISE and pg.has_nccl()
 
 
 def _check_same_device(tensors, name):

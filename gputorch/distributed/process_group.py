@@ -82,6 +82,7 @@ class ProcessGroup:
         self.arrivals = ArrivalNotices(comm)
         self._pending = []
         self._nccl = None
+        self._nccl_available = None
         ProcessGroup._count += 1
         self.id = ProcessGroup._count
 
@@ -108,6 +109,19 @@ class ProcessGroup:
         """Advance every pending operation of this group (MPI moves data only inside MPI calls)."""
         for work in list(self._pending):
             work.is_completed()
+
+    def has_nccl(self):
+        """Whether CuPy provides NCCL; without it an "nccl" group moves CUDA tensors through host
+        memory over MPI, and says so once."""
+        if self._nccl_available is None:
+            from ._nccl import nccl_module
+            self._nccl_available = nccl_module() is not None
+            if not self._nccl_available:
+                import warnings
+                warnings.warn("gputorch.distributed: CuPy has no NCCL here (install nvidia-nccl-cu12 or -cu13), so "
+                              "the 'nccl' process group moves CUDA tensors through host memory over MPI", RuntimeWarning,
+                              stacklevel=4)
+        return self._nccl_available
 
     def nccl(self):
         """This group's NCCL communicator for the current CUDA device (made on first use)."""

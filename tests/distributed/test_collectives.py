@@ -11,6 +11,10 @@ def test_every_collective_matches_numpy(backend):
     assert_all_passed(run_workers("collectives.py", backend, n=2))
 
 
+def test_nccl_group_without_nccl_goes_through_host_memory():
+    assert_all_passed(run_workers("collectives.py", "nccl-absent", n=2))
+
+
 def test_three_processes_and_a_subgroup():
     assert_all_passed(run_workers("collectives.py", "mpi", n=3), 3)
 

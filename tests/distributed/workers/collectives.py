@@ -1,5 +1,6 @@
 """Every collective on 2+ ranks against NumPy, on this rank's device (CPU, or a simulated GPU).
-``argv[1]``: the backend ("mpi" by default; "nccl" sends CUDA tensors through NCCL)."""
+``argv[1]``: the backend ("mpi" by default; "nccl" sends CUDA tensors through NCCL; "nccl-absent" is
+"nccl" where CuPy has no NCCL: CUDA tensors then go through host memory over MPI, said once)."""
 import sys
 
 import numpy as np
@@ -10,7 +11,22 @@ from _common import passed, setup  # noqa: E402
 import gputorch as torch  # noqa: E402
 import gputorch.distributed as dist  # noqa: E402
 
-rank, n, dev = setup(sys.argv[1] if len(sys.argv) > 1 else "mpi")
+import warnings  # noqa: E402
+
+backend = sys.argv[1] if len(sys.argv) > 1 else "mpi"
+if backend == "nccl-absent":
+    from gputorch.distributed import _nccl
+    _nccl.nccl_module = lambda: None
+rank, n, dev = setup(backend.replace("-absent", ""))
+if backend == "nccl-absent" and dev.type == "cuda":
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        probe = torch.ones(2, device=dev)
+        dist.all_reduce(probe)
+        dist.all_reduce(probe)
+    said = [w for w in caught if "through host memory over MPI" in str(w.message)]
+    assert len(said) == 1, [str(w.message) for w in caught]
+    assert probe.tolist() == [float(n * n)] * 2 and dist.group.WORLD._nccl is None
 
 
 def data(r, shape=(3, 4), dtype=np.float64):
