@@ -1,6 +1,6 @@
 """Formatting helpers for the printed report and messages."""
 
-__all__ = ["format_bytes", "table"]
+__all__ = ["format_bytes", "table", "communication_rows"]
 
 
 def format_bytes(n):
@@ -28,3 +28,14 @@ def table(header, rows, align=None):
     out = [line(header), line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
     return "\n".join(out)
+
+
+def communication_rows(marks):
+    """One row per operation name: count, bytes delivered, seconds between posting and completion."""
+    rows = {}
+    for m in marks:
+        name = m["name"]
+        count, nbytes, seconds = rows.get(name, (0, 0, 0.0))
+        span = (m["end"] - m["start"]) if m["end"] is not None else 0.0
+        rows[name] = (count + 1, nbytes + m["bytes"], seconds + span)
+    return [(name, str(c), format_bytes(b), f"{s:.4f}") for name, (c, b, s) in sorted(rows.items())]

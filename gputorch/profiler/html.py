@@ -8,7 +8,7 @@ then the tables of the printed report.
 import html
 import json
 
-from ._format import format_bytes
+from ._format import communication_rows, format_bytes
 from .categories import CATEGORIES
 from .views import GAP_NOTES
 
@@ -47,7 +47,9 @@ def render(report):
     samples = _thin(report.timeline)
     data = {"categories": list(CATEGORIES), "colors": COLORS, "phaseColors": PHASE_COLORS,
             "samples": [[s["t"], s["step"], s["phase"]] + [s[c] for c in CATEGORIES] for s in samples],
-            "peak": {"bytes": report.peak_bytes, "t": report.peak_time}}
+            "peak": {"bytes": report.peak_bytes, "t": report.peak_time},
+            "comm": [[m["start"], m["end"] if m["end"] is not None else m["start"], m["name"]]
+                     for m in report.communication]}
     cat_rows = [(c, format_bytes(report.peak[c]), format_bytes(report.current[c]),
                  format_bytes(report.category_peaks[c])) for c in CATEGORIES]
     cat_rows.append(("total", format_bytes(report.peak_bytes), format_bytes(report.current_bytes), ""))
@@ -86,6 +88,10 @@ def render(report):
         parts.append("<h2>What checkpointing a module would free</h2><p>Activations held only for the "
                      "module's own ops, at the activation peak and at the total peak.</p>"
                      + _table(["module", "at the activation peak", "at the total peak"], ckpt))
+    if report.communication:
+        parts.append("<h2>Communication</h2><p>Collectives posted while profiling (purple on the time axis "
+                     "of the chart, from posting to completion).</p>" + _table(
+                         ["operation", "count", "bytes", "seconds in flight"], communication_rows(report.communication)))
     parts.append("<h2>Leak check</h2>" + (_table(["kind", "step", "bytes", "finding"], leaks, "wide") if leaks
                                           else "<p>Nothing found.</p>"))
     if views:
@@ -181,8 +187,14 @@ const D = __DATA__;
       });
       el('polygon', {points: top.concat(bot.reverse()).join(' '), fill: D.colors[c], 'fill-opacity': 0.85});
     });
-    // phases band and step lines
+    // phases band and step lines; communication (collectives in flight) as a purple strip above it
     const yb = H - B + 8;
+    if (xmode === 'time') for (const [a, b, name] of D.comm) {
+      if (b < x0 || a > x1) continue;
+      const xa = px(Math.max(a, x0)), xb = px(Math.min(b, x1));
+      el('rect', {x: xa, y: yb - 5, width: Math.max(xb - xa, 1), height: 4, fill: '#b07aa1'})
+        .appendChild(document.createElementNS('http://www.w3.org/2000/svg', 'title')).textContent = name;
+    }
     const stepLines = steps <= (W - L - R) / 6;   // denser lines would hide the data
     for (let j = 0; j < idx.length; j++) {
       const i = idx[j], xa = xs[j], xb = j + 1 < idx.length ? xs[j + 1] : W - R;

@@ -29,7 +29,7 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 """
 import json
 
-from ._format import format_bytes, table
+from ._format import communication_rows, format_bytes, table
 from .categories import CATEGORIES
 from .checkpointing import checkpoint_savings
 from .views import GAP_NOTES
@@ -137,7 +137,7 @@ class MemoryReport:
                              "<<<<<<"))
         if self.communication:
             out += ["", "Communication (collectives while profiling):"]
-            out.append(table(["operation", "count", "bytes", "seconds in flight"], _communication_rows(self.communication),
+            out.append(table(["operation", "count", "bytes", "seconds in flight"], communication_rows(self.communication),
                              "<>>>"))
         advice = sorted(((b, p) for p, b in self.checkpoint_savings.items() if p != ""), reverse=True)[:5]
         if advice:
@@ -175,17 +175,6 @@ class MemoryReport:
     def __repr__(self):
         return (f"<MemoryReport peak={self.peak_bytes} B ({self.peak_phase}, step {self.peak_step}), "
                 f"steps={self.steps}, leaks={len(self.leaks)}>")
-
-
-def _communication_rows(marks):
-    """One row per operation name: count, bytes delivered, seconds between posting and completion."""
-    rows = {}
-    for m in marks:
-        name = m["name"]
-        count, nbytes, seconds = rows.get(name, (0, 0, 0.0))
-        span = (m["end"] - m["start"]) if m["end"] is not None else 0.0
-        rows[name] = (count + 1, nbytes + m["bytes"], seconds + span)
-    return [(name, str(c), format_bytes(b), f"{s:.4f}") for name, (c, b, s) in sorted(rows.items())]
 
 
 def _name(path):

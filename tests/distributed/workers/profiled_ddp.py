@@ -1,10 +1,12 @@
 """The memory profiler under DistributedDataParallel: the gradient buckets are "communication"
 memory (exactly their bytes), and every bucket all-reduce is a mark on the timeline."""
+import os
 import sys
+import tempfile
 
 import numpy as np
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(__file__))
 from _common import passed, setup  # noqa: E402
 
 import gputorch as torch  # noqa: E402
@@ -36,6 +38,10 @@ assert len(reduces) == 3 * len(buckets), len(reduces)
 assert all(m["phase"] == "backward" and m["end"] is not None and m["end"] >= m["start"] for m in reduces)
 assert sorted(m["bytes"] for m in reduces[:len(buckets)]) == sorted(buckets)
 assert "Communication (collectives while profiling)" in str(report)
+with tempfile.TemporaryDirectory() as tmp:                # the HTML report draws and lists the marks
+    report.save_html(os.path.join(tmp, "r.html"))
+    page = open(os.path.join(tmp, "r.html")).read()
+assert "<h2>Communication</h2>" in page and '"comm": [[' in page
 assert report.to_dict()["communication"][0]["name"].split(" ")[0] in ("broadcast", "all_reduce")
 
 with MemoryProfiler(net, device=dev) as prof2:       # buckets that existed before profiling began
