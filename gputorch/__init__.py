@@ -63,7 +63,7 @@ from ._functional_aliases import *  # noqa: E402,F401,F403 - torch.conv2d, torch
 from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint
-from . import distributed, distributions, special, testing, accelerator  # noqa: E402,F401
+from . import distributed, distributions, multiprocessing, special, testing, accelerator  # noqa: E402,F401
 from ._compile import compile  # noqa: E402,F401,A004
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import amp  # noqa: E402

@@ -26,7 +26,7 @@ from .work import Future, Work
 __all__ = ["is_available", "is_initialized", "init_process_group", "destroy_process_group", "new_group",
            "get_rank", "get_world_size", "get_backend", "get_global_rank", "get_group_rank",
            "get_process_group_ranks", "get_node_local_rank", "is_mpi_available", "is_nccl_available",
-           "is_gloo_available", "is_torchelastic_launched", "barrier", "monitored_barrier", "all_reduce",
+           "is_gloo_available", "is_torchelastic_launched", "get_default_backend_for_device", "is_backend_available", "barrier", "monitored_barrier", "all_reduce",
            "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter",
            "reduce_scatter_tensor", "gather", "scatter", "all_to_all", "all_to_all_single", "send", "recv",
            "isend", "irecv", "P2POp", "batch_isend_irecv", "broadcast_object_list", "all_gather_object",
@@ -54,6 +54,25 @@ def is_nccl_available():
     """True when CuPy provides NCCL (``cupy.cuda.nccl``) for CUDA tensors."""
     from ._nccl import nccl_module
     return nccl_module() is not None
+
+
+def get_default_backend_for_device(device):
+    """The backend PyTorch programs pick for a device: "nccl" for CUDA, "gloo" (here: MPI) for the CPU."""
+    kind = device if isinstance(device, str) else getattr(device, "type", None)
+    kind = str(kind).split(":")[0]
+    if kind == "cuda":
+        return "nccl"
+    if kind == "cpu":
+        return "gloo"
+    raise ValueError(f"Default backend not registered for device : {device}")
+
+
+def is_backend_available(backend):
+    """Whether ``backend`` ("mpi", "gloo", "nccl") can be used here."""
+    name = str(backend).lower()
+    if name == "nccl":
+        return is_nccl_available()
+    return name in ("mpi", "gloo") and _mpi.available()
 
 
 def is_torchelastic_launched():

@@ -22,6 +22,21 @@ def _tensors_in(value, out):
     return out
 
 
+def _moved(value, device):
+    """``value`` with every tensor in it (nested in tuples, lists and dicts) on ``device``."""
+    from ..._tensor import Tensor
+    if isinstance(value, Tensor):
+        return value.to(device)
+    if isinstance(value, tuple):
+        return type(value)(*(_moved(v, device) for v in value)) if hasattr(value, "_fields") \
+            else tuple(_moved(v, device) for v in value)
+    if isinstance(value, list):
+        return [_moved(v, device) for v in value]
+    if isinstance(value, dict):
+        return {k: _moved(v, device) for k, v in value.items()}
+    return value
+
+
 def _leaves_reached(outputs):
     """The ids of the leaf tensors whose AccumulateGrad nodes the outputs' graphs reach."""
     stack = [t._grad_fn for t in outputs if t._grad_fn is not None]
@@ -55,8 +70,9 @@ class DistributedDataParallel(Module):
 
     Args:
         module (Module): the replica.
-        device_ids, output_device, dim: accepted as in PyTorch (the module runs where its
-            parameters are; one device per process).
+        device_ids (list): with one device (PyTorch's one-device-per-process form), tensor inputs are
+            moved to it before the forward, as PyTorch does.
+        output_device, dim: accepted as in PyTorch.
         broadcast_buffers (bool): sync buffers from rank 0 at every training forward (default True).
         process_group: the group to average over (default: the default group).
         bucket_cap_mb (float): bucket size cap in MiB (default 25; the first bucket is 1 MiB).
@@ -86,6 +102,15 @@ class DistributedDataParallel(Module):
                              "use one device per process")
         self.module = module
         self.device_ids = list(device_ids) if device_ids is not None else None
+        if self.device_ids is not None and len(self.device_ids) > 1:
+            raise ValueError("DistributedDataParallel: one device per process; device_ids has "
+                             f"{len(self.device_ids)} entries")
+        self._input_device = None
+        if self.device_ids:
+            from ..._device import device as _device
+            first = self.device_ids[0]
+            self._input_device = first if isinstance(first, _device) else (
+                _device("cuda", first) if isinstance(first, int) else _device(first))
         self.output_device = output_device
         self.dim = dim
         self.broadcast_buffers = broadcast_buffers
@@ -117,6 +142,8 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if self.broadcast_buffers and self.training and self.require_forward_param_sync:
             self._sync_buffers()
+        if self._input_device is not None:
+            inputs, kwargs = _moved(inputs, self._input_device), _moved(kwargs, self._input_device)
         outputs = self.module(*inputs, **kwargs)
         if is_grad_enabled() and self.require_backward_grad_sync:
             unused = ()

@@ -141,6 +141,13 @@ model = DDP(net2, find_unused_parameters=True)
 model(torch.ones(2, 3, device=dev)).sum().backward()
 assert net2.spare.weight.grad is None             # unused on every rank: no gradient at all
 
+# device_ids=[i] (one device per process): inputs are moved to that device, as in PyTorch.
+if dev.type == "cuda":
+    model = DDP(nn.Linear(3, 2).to(dev), device_ids=[dev.index])
+    out = model(torch.ones(4, 3))                          # a CPU batch
+    assert out.device == dev, out.device
+    out.sum().backward()
+
 # DistributedSampler reads rank and world size from the group.
 sampler = torch.utils.data.DistributedSampler(list(range(10)), shuffle=False)
 assert list(sampler) == list(range(10))[rank::n]
