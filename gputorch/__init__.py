@@ -67,4 +67,5 @@ from . import distributed, distributions, special, testing, accelerator  # noqa:
 from ._compile import compile  # noqa: E402,F401,A004
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import amp  # noqa: E402
+from ._streams import Event, Stream  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401
