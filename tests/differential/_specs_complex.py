@@ -268,3 +268,31 @@ EXPLICIT.update({
     "hann_window": window, "hamming_window": window, "blackman_window": window, "bartlett_window": window,
     "kaiser_window": kaiser_window, "stft": stft, "istft": istft,
 })
+
+
+# ---------------------------------------------------------------- torch.signal.windows
+def signal_window(**options):
+    """``T.signal.windows.<name>(M, sym=..., dtype=..., <option>=...)``; ``options`` maps each
+    keyword to the sources drawn for it (occasionally a value both libraries refuse)."""
+    def sig(b):
+        m = b.int_in(0, 9) if b.chance(0.97) else -1
+        kw = _kw(sym=b.choice(["True", "False"]) if b.chance(0.7) else None,
+                 dtype=b.choice(["T.float64", "T.float32", "T.int64" if b.chance(0.1) else None]))
+        for name, sources in options.items():
+            if b.chance(0.6):
+                kw[name] = b.choice(sources)
+        if kw.get("center") not in (None, "None") and b.chance(0.9):
+            kw["sym"] = "False"
+        return [str(m)], kw
+    return sig
+
+
+SIGNAL_WINDOWS = {
+    "bartlett": signal_window(), "blackman": signal_window(), "cosine": signal_window(),
+    "hamming": signal_window(), "hann": signal_window(), "nuttall": signal_window(),
+    "gaussian": signal_window(std=["1.0", "0.4", "3.5", "0"]),
+    "exponential": signal_window(center=["None", "1.0", "2.5"], tau=["1.0", "0.5", "4.0", "-1.0"]),
+    "general_cosine": signal_window(a=["[0.5, 0.5]", "(0.42, 0.5, 0.08)", "[1.0]", "0.5"]),
+    "general_hamming": signal_window(alpha=["0.54", "0.5", "0.8"]),
+    "kaiser": signal_window(beta=["12.0", "5.0", "0.0", "-1.0"]),
+}
