@@ -44,8 +44,9 @@ EXCLUDED = {
          r"import_ir_module\w*|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment|"
          r"unify_type_list|Future|Await\w*|RRef\w*|InferredType)",
          "TorchScript/JIT and dispatcher internals"),
-        (r"\w+Storage|StorageBase|TypedStorage|UntypedStorage|is_storage|from_file",
-         "typed storages: gputorch's storage is the array itself (DLPack/numpy interchange instead)"),
+        (r"\w*Storage|StorageBase|TypedStorage|UntypedStorage|is_storage|from_file",
+         "typed storages (torch.Storage is torch.FloatStorage): gputorch's storage is the array itself "
+         "(DLPack/numpy interchange instead)"),
         (r"(complex32|chalf|bfloat16|float8_\w+|float4_\w+|uint(1|2|3|4|5|6|7|16|32|64)|"
          r"int[1-7]|bits\w+|bit)",
          "dtypes gputorch does not have: complex32 (half-precision complex), bfloat16 and float8 "
