@@ -296,3 +296,62 @@ SIGNAL_WINDOWS = {
     "general_hamming": signal_window(alpha=["0.54", "0.5", "0.8"]),
     "kaiser": signal_window(beta=["12.0", "5.0", "0.0", "-1.0"]),
 }
+
+
+# ---------------------------------------------------------------- complex reductions, sgn, vdot and norms
+def complex_vdot(b):
+    n = b.int_in(0, 5)
+    dtype = b.choice(COMPLEX_DTYPES)
+    return [b.tensor((n,), dtype), b.tensor((n,), dtype)], {}
+
+
+def complex_prod(b):
+    x = complex_tensor(b, max_ndim=3)
+    if b.chance(0.4):
+        return [x], {}
+    return [x, str(b.dim(ndim(b, x)))], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.5) else None)
+
+
+def complex_var(b):
+    x = complex_tensor(b, max_ndim=3)
+    n = ndim(b, x)
+    if b.chance(0.2):
+        return [x], {}
+    dims = (b.dims(n) or None) if b.chance(0.5) else b.dim(n)    # not dim=(): a torch bug (see _known)
+    return [x, repr(dims) if isinstance(dims, tuple) else str(dims)], _kw(
+        correction=b.choice(["0", "1", "2"]) if b.chance(0.5) else None,
+        keepdim=b.choice(["True", "False"]) if b.chance(0.5) else None)
+
+
+def complex_vector_norm(b):
+    x = complex_tensor(b, max_ndim=3)
+    ord_ = b.choice(["2", "1", "3", "0", "float('inf')", "-float('inf')", "0.5"])
+    kw = _kw(dim=repr(b.dims(ndim(b, x))) if b.chance(0.5) else None,
+             keepdim=b.choice(["True", "False"]) if b.chance(0.3) else None,
+             dtype=b.choice(["T.complex128", "T.float64"]) if b.chance(0.1) else None)
+    return [x, ord_], kw
+
+
+def complex_matrix_norm(b):
+    x = complex_tensor(b, min_ndim=2, max_ndim=3)
+    ord_ = b.choice(["'fro'", "1", "-1", "float('inf')", "-float('inf')"])
+    return [x, ord_], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.3) else None)
+
+
+def complex_norm(b):
+    x = complex_tensor(b, max_ndim=3)
+    return [x], _kw(dim=str(b.dim(ndim(b, x))) if b.chance(0.5) and ndim(b, x) else None)
+
+
+COMPLEX_CASES.update({
+    "sgn": (["function", "method"], complex_unary), "vdot": (["function", "method"], complex_vdot),
+    "prod": (["function", "method"], complex_prod),
+    "cumprod": (["function", "method"], complex_cumsum),
+    "var": (["function", "method"], complex_var), "std": (["function", "method"], complex_var),
+    "var_mean": (["function"], complex_var), "std_mean": (["function"], complex_var),
+    "norm": (["function", "method"], complex_norm),
+})
+# torch.linalg functions run with complex operands: {name: generator}.
+COMPLEX_LINALG = {
+    "vector_norm": complex_vector_norm, "matrix_norm": complex_matrix_norm, "norm": complex_norm,
+}

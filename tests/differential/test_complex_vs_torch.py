@@ -16,6 +16,7 @@ from tests.differential import _op_table, _report, _specs_complex  # noqa: E402
 COMPLEX_PLAN = sorted(_specs_complex.COMPLEX_CASES.items())
 FFT_PLAN = sorted(_specs_complex.FFT.items())
 WINDOW_PLAN = sorted(_specs_complex.SIGNAL_WINDOWS.items())
+LINALG_PLAN = sorted(_specs_complex.COMPLEX_LINALG.items())
 
 
 def _fail_if_any(group, device, seed, cases):
@@ -30,6 +31,13 @@ def test_complex_op_matches_torch(name, entry, diff_device, diff_cases, diff_see
     cases = [_op_table.make_case(f"{name}", forms, "args", generator, diff_seed + 7919, i)
              for i in range(diff_cases)]
     _fail_if_any(f"complex {name}", diff_device, diff_seed, cases)
+
+
+@pytest.mark.parametrize("name,generator", LINALG_PLAN, ids=[name for name, _ in LINALG_PLAN])
+def test_complex_linalg_matches_torch(name, generator, diff_device, diff_cases, diff_seed):
+    cases = [_op_table.make_case(name, ["function"], "args", generator, diff_seed + 7919, i, owner="T.linalg")
+             for i in range(diff_cases)]
+    _fail_if_any(f"complex linalg.{name}", diff_device, diff_seed, cases)
 
 
 @pytest.mark.parametrize("name,generator", FFT_PLAN, ids=[name for name, _ in FFT_PLAN])
