@@ -334,7 +334,7 @@ def complex_vector_norm(b):
 
 def complex_matrix_norm(b):
     x = complex_tensor(b, min_ndim=2, max_ndim=3)
-    ord_ = b.choice(["'fro'", "1", "-1", "float('inf')", "-float('inf')"])
+    ord_ = b.choice(["'fro'", "1", "-1", "float('inf')", "-float('inf')", "'nuc'", "2", "-2"])
     return [x, ord_], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.3) else None)
 
 
@@ -351,7 +351,30 @@ COMPLEX_CASES.update({
     "var_mean": (["function"], complex_var), "std_mean": (["function"], complex_var),
     "norm": (["function", "method"], complex_norm),
 })
-# torch.linalg functions run with complex operands: {name: generator}.
+def complex_matrix(square=False, **options):
+    """A (batch of) complex matrices, with the given keyword sources sometimes drawn."""
+    def sig(b):
+        m = b.int_in(1, 4)
+        n = m if square else b.int_in(1, 4)
+        x = b.tensor(b.choice([(), (2,)]) + (m, n), b.choice(COMPLEX_DTYPES))
+        kw = {k: b.choice(v) for k, v in options.items() if b.chance(0.5)}
+        return [x], kw
+    return sig
+
+
+def complex_transpose_view(b):
+    return [complex_tensor(b, min_ndim=2, max_ndim=3)], {}
+
+
+COMPLEX_CASES.update({
+    "adjoint": (["function", "method"], complex_transpose_view), "mH": (["property"], complex_transpose_view),
+    "H": (["property"], lambda b: ([complex_tensor(b, (b.int_in(1, 3), b.int_in(1, 3)))], {})),
+})
+# torch.linalg functions run with complex operands: {name: generator}. The backward of a loss over
+# the real and imaginary parts of singular or eigen vectors depends on their phases: both refuse it.
 COMPLEX_LINALG = {
     "vector_norm": complex_vector_norm, "matrix_norm": complex_matrix_norm, "norm": complex_norm,
+    "svd": complex_matrix(full_matrices=["True", "False"]), "svdvals": complex_matrix(),
+    "qr": complex_matrix(mode=["'reduced'", "'complete'", "'r'"]), "eigh": complex_matrix(True, UPLO=["'L'", "'U'"]),
+    "eigvalsh": complex_matrix(True), "pinv": complex_matrix(hermitian=["False", "True"]),
 }
