@@ -41,20 +41,25 @@ def _is_zero(t):
     return not bool(t._data.any())
 
 
-def _require_phase_free(name, what, phases):
+_PHASE_DEPENDENT_EIGH = ("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+                         "multiplication by e^{i phi}. The specified loss function depends on this quantity, so "
+                         "it is ill-defined.")
+_PHASE_DEPENDENT_SVD = ("svd_backward: The singular vectors in the complex case are specified up to multiplication "
+                        "by e^{i phi}. The specified loss function depends on this phase term, making it "
+                        "ill-defined.")
+
+
+def _require_phase_free(phases, message):
     """Complex singular or eigen vectors are fixed only up to a phase ``e^{i phi}`` each: a loss
     whose gradient turns them along it (``phases``, the imaginary diagonal of ``V^H gV`` or its
-    equivalent, not ~0) is ill-defined, and PyTorch refuses it."""
+    equivalent, not ~0) is ill-defined, and PyTorch refuses it with ``message``."""
     if phases is None:
         return
     size = abs(phases._data)
     finite = size[size == size]
     scale = max(1.0, float(finite.max())) if finite.size else 1.0
     if not bool((size <= 1e-6 * scale).all()):      # a NaN phase counts as one, as in PyTorch
-        raise RuntimeError(f"{name}: The {what} in the complex case are specified up to multiplication by e^{{i phi}}. "
-                           + ("The specified loss function depends on this phase term, making it ill-defined."
-                              if name == "svd_backward" else
-                              "The specified loss function depends on this quantity, so it is ill-defined."))
+        raise RuntimeError(message)
 
 
 class MultiOutputNode(Node):
@@ -281,7 +286,7 @@ class LinalgEighBackward0(MultiOutputNode):
         if gv is not None and not _is_zero(gv):
             vg = mH(v) @ gv
             if vg._dtype.is_complex:
-                _require_phase_free("linalg_eigh_backward", "eigenvectors", vg.diagonal(0, -2, -1).imag)
+                _require_phase_free(vg.diagonal(0, -2, -1).imag, _PHASE_DEPENDENT_EIGH)
             e = w.unsqueeze(-2) - w.unsqueeze(-1)
             off = (vg - mH(vg)) * 0.5 / (e + e.diagonal(0, -2, -1).add(1).diag_embed())
             inner = inner + off - off.diagonal(0, -2, -1).diag_embed()
@@ -400,7 +405,7 @@ class LinalgSvdBackward0(MultiOutputNode):
                 extra = u @ (mH(gv - v @ (mH(v) @ gv)) / s.unsqueeze(-1))
                 result_extra = extra if result_extra is None else result_extra + extra
         if complex_:
-            _require_phase_free("svd_backward", "singular vectors", phase_sum)
+            _require_phase_free(phase_sum, _PHASE_DEPENDENT_SVD)
             inner = inner + (phase_diff / (2 * s) * 1j).diag_embed()
         result = u @ inner @ vh
         return result if result_extra is None else result + result_extra

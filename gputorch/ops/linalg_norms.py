@@ -54,8 +54,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {SCALAR_NAME[A._dtype]}")
         moved = A.movedim((d0, d1), (-2, -1))
         s = svdvals(moved)
-        if s.shape[-1] == 0:
-            result = s.sum(-1)
+        if s.shape[-1] == 0:      # as PyTorch: nuc sums nothing, 2 is 0 without history, -2 has no minimum
+            if ord == -2:
+                raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+            result = s.sum(-1) if ord == "nuc" else s.detach().sum(-1)
         else:
             result = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
         if keepdim:

@@ -17,7 +17,9 @@ __all__ = ["pinv", "matrix_rank", "cond", "lstsq", "slogdet", "logdet"]
 
 
 def _eps(t):
-    return 2.220446049250313e-16 if t._dtype.itemsize == 8 else 1.1920928955078125e-07
+    """The machine epsilon of ``t``'s (real) precision: double for float64 and complex128."""
+    double = t._dtype.itemsize == (16 if t._dtype.is_complex else 8)
+    return 2.220446049250313e-16 if double else 1.1920928955078125e-07
 
 
 def _tolerance_array(xp, value, like):
@@ -107,7 +109,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         atol, rtol = tol, 0.0
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if A._dtype._category != 2 or A._dtype.itemsize < 4:
+    if A._dtype._category not in (2, 3) or A._dtype.itemsize < 4:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
         values = eigvalsh(A.detach()).abs()

@@ -377,4 +377,5 @@ COMPLEX_LINALG = {
     "svd": complex_matrix(full_matrices=["True", "False"]), "svdvals": complex_matrix(),
     "qr": complex_matrix(mode=["'reduced'", "'complete'", "'r'"]), "eigh": complex_matrix(True, UPLO=["'L'", "'U'"]),
     "eigvalsh": complex_matrix(True), "pinv": complex_matrix(hermitian=["False", "True"]),
+    "matrix_rank": complex_matrix(hermitian=["False", "True"]),
 }

@@ -106,3 +106,15 @@ def test_conjugate_transposes_conjugate(device):
     assert_close(z.grad, np.full(WIDE.shape, -1j))
     real = gputorch.ones(2, 3)
     assert real.mH._base is real                              # real: still a view
+
+
+def test_rank_and_spectral_norms_of_empty_and_complex_matrices():
+    z = gputorch.tensor(SQUARE)
+    singular = gputorch.tensor(np.stack([SQUARE[0], SQUARE[0] * (2 - 1j), SQUARE[2]]))
+    assert gputorch.linalg.matrix_rank(z).item() == 3 and gputorch.linalg.matrix_rank(singular).item() == 2
+    empty = gputorch.zeros(2, 0, 3, dtype=gputorch.complex64, requires_grad=True)
+    assert gputorch.linalg.matrix_norm(empty, "nuc").requires_grad
+    two = gputorch.linalg.matrix_norm(empty, 2)
+    assert two.tolist() == [0.0, 0.0] and not two.requires_grad
+    with pytest.raises(IndexError, match="non-zero size"):
+        gputorch.linalg.matrix_norm(empty, -2)
