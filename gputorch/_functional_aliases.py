@@ -206,11 +206,10 @@ def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sp
     - ``max_indices``: for max ``(B, D)``, the weight row giving each maximum (the first on ties,
       0 for an empty bag); for mean a copy of ``bag_size``; for sum zeros ``(B,)``.
 
-    With ``include_last_offset`` an ``offsets[-1]`` short of ``L`` is not checked (as in PyTorch);
-    ``output`` then leaves the entries after it out, while PyTorch's kernel adds them to the last bag
-    (and, for sum, gives ``len(offsets)`` zeros as ``bag_size`` and ``max_indices``). For sum with
-    ``include_last_offset`` PyTorch's kernel gives ``B`` or ``B + 1`` of those zeros depending on
-    its internal path (float32 weights mostly ``B + 1``); here they are always ``B``.
+    Two differences with ``include_last_offset``: an ``offsets[-1]`` short of ``L`` is not checked
+    (as in PyTorch), and ``output`` leaves the entries after it out where PyTorch's kernel adds them
+    to the last bag; and for sum, the length of PyTorch's all-zero ``bag_size`` and ``max_indices``
+    depends on its kernel's path (``B`` or ``B + 1``), here always ``B``.
     """
     if not isinstance(weight, Tensor):
         raise TypeError(f"embedding_bag(): argument 'weight' (position 1) must be Tensor, not {type(weight).__name__}")
@@ -239,13 +238,13 @@ def _bag_bookkeeping(weight, indices, offsets, mode, include_last_offset, paddin
     else:
         counts = tensor([end - start for start, end in spans], dtype=_dtype.int64, device=device)
         offset2bag = arange(bags, device=device).repeat_interleave(counts)
+    if mode == 0:
+        empty = zeros(bags, dtype=_dtype.int64, device=device)
+        return offset2bag, empty, empty.clone()
     members = [indices[start:end] for start, end in spans]
     if padding_idx is not None:
         members = [rows[rows != padding_idx] for rows in members]
     sizes = [rows.shape[0] for rows in members]
-    if mode == 0:
-        empty = zeros(bags, dtype=_dtype.int64, device=device)
-        return offset2bag, empty, empty.clone()
     bag_size = tensor(sizes, dtype=_dtype.int64, device=device)
     if mode == 1:
         return offset2bag, bag_size, bag_size.clone()
