@@ -118,3 +118,10 @@ def test_rank_and_spectral_norms_of_empty_and_complex_matrices():
     assert two.tolist() == [0.0, 0.0] and not two.requires_grad
     with pytest.raises(IndexError, match="non-zero size"):
         gputorch.linalg.matrix_norm(empty, -2)
+
+
+@pytest.mark.parametrize("name", ["svdvals", "qr_r", "eigvalsh", "pinv"])
+def test_second_derivatives(name):
+    from gputorch.autograd import gradgradcheck
+    x = gputorch.tensor(SQUARE, requires_grad=True)
+    assert gradgradcheck(lambda t: INVARIANT[name](gputorch, t), (x,))

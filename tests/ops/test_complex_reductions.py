@@ -68,3 +68,10 @@ def test_complex_var_mean_and_norm_dtypes():
         gputorch.linalg.vector_norm(z, dtype=gputorch.float64)
     with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs"):
         gputorch.linalg.matrix_norm(z, dtype=gputorch.float64)
+
+
+@pytest.mark.parametrize("name", ["sgn", "vdot", "prod_dim", "cumprod", "var", "std", "vector_norm"])
+def test_complex_second_derivatives(name):
+    from gputorch.autograd import gradgradcheck
+    op, _ = CASES[name]
+    assert gradgradcheck(lambda t: op(gputorch, t), (gputorch.tensor(Z, requires_grad=True),))
