@@ -64,7 +64,10 @@ from . import optim  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from .utils import checkpoint as _utils_checkpoint, data as _utils_data  # noqa: E402,F401 - gputorch.utils.data/.checkpoint
 from . import distributed, distributions, multiprocessing, special, testing, accelerator  # noqa: E402,F401
+from . import signal  # noqa: E402 - the torch.signal namespace
+from .signal import windows  # noqa: E402,F401 - torch.windows is torch.signal.windows too
 from ._compile import compile  # noqa: E402,F401,A004
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import amp  # noqa: E402
+from ._streams import Event, Stream  # noqa: E402,F401
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F401

@@ -8,7 +8,8 @@ those of its ATen operators rather than of ``torch.nn.functional``:
 - the dropouts take ``(input, p, train)``, all positional, and an out-of-range ``p`` is a
   RuntimeError; ``feature_dropout`` drops whole ``input[n, c]`` slices;
 - ``embedding`` takes the weight first, ``padding_idx=-1`` meaning none; ``embedding_renorm_``
-  is the renormalisation ``F.embedding(max_norm=)`` applies;
+  is the renormalisation ``F.embedding(max_norm=)`` applies; ``embedding_bag`` takes the weight
+  first, ``mode`` as 0 sum, 1 mean, 2 max, and returns ATen's four outputs (see its docstring);
 - ``batch_norm`` takes its nine arguments in ATen's order (``cudnn_enabled`` is ignored);
 - ``max_pool*d`` have no ``return_indices``; ``max_pool1d_with_indices`` and
   ``adaptive_max_pool1d`` always return ``(values, indices)``;
@@ -22,6 +23,9 @@ import warnings
 
 from . import _dtype
 from ._dispatch import apply_inplace
+from .autograd import no_grad as _no_grad
+from .ops.creation import arange, tensor, zeros
+from .ops.shape import stack
 from ._tensor import Tensor
 from .nn import functional as F
 from .nn.functional import recurrent as _recurrent
@@ -36,7 +40,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "threshold_", "hardshrink", "prelu", "embedding", "batch_norm", "bilinear", "kl_div",
            "binary_cross_entropy_with_logits", "cosine_embedding_loss", "hinge_embedding_loss",
            "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "rms_norm",
-           "embedding_renorm_",
+           "embedding_renorm_", "embedding_bag",
            "lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 # Same arguments at both levels.
@@ -180,6 +184,75 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
         raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.dim()}-dimensional tensor for argument #1 "
                            "'self' (while checking arguments for embedding_renorm_)")
     return apply_inplace(_sparse.EmbeddingRenorm, input, indices, float(max_norm), float(norm_type))
+
+
+_BAG_MODES = ("sum", "mean", "max")
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """``(output, offset2bag, bag_size, max_indices)``: ``F.embedding_bag`` with the weight first
+    and ``mode`` an integer, plus the bookkeeping outputs of PyTorch's CPU kernel.
+
+    Shapes: ``weight`` ``(num_embeddings, D)``, ``indices`` ``(L,)``, ``offsets`` ``(B,)`` (``(B + 1,)``
+    with ``include_last_offset``); ``output`` ``(B, D)`` is ``F.embedding_bag``'s, with its gradient.
+    The other three are int64 and carry no gradient. Bag ``b`` of them spans positions
+    ``offsets[b]`` up to the next offset, the last bag up to ``L`` (even with
+    ``include_last_offset``, as PyTorch's kernel counts it), entries equal to ``padding_idx`` left out:
+
+    - ``offset2bag`` ``(L,)``: the bag of each position; empty ``(0,)`` for sum over a float32
+      weight without ``padding_idx`` (the kernel's fast path, which skips it);
+    - ``bag_size`` ``(B,)``: each bag's entry count; zeros for sum;
+    - ``max_indices``: for max ``(B, D)``, the weight row giving each maximum (the first on ties,
+      0 for an empty bag); for mean a copy of ``bag_size``; for sum zeros ``(B,)``.
+
+    Two differences with ``include_last_offset``: an ``offsets[-1]`` short of ``L`` is not checked
+    (as in PyTorch), and ``output`` leaves the entries after it out where PyTorch's kernel adds them
+    to the last bag; and for sum, the length of PyTorch's all-zero ``bag_size`` and ``max_indices``
+    depends on its kernel's path (``B`` or ``B + 1``), here always ``B``.
+    """
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding_bag(): argument 'weight' (position 1) must be Tensor, not {type(weight).__name__}")
+    if not isinstance(offsets, Tensor):
+        raise TypeError(f"embedding_bag(): argument 'offsets' (position 3) must be Tensor, not {type(offsets).__name__}")
+    if mode not in (0, 1, 2) or isinstance(mode, bool):
+        raise RuntimeError(f"`mode` must be sum, mean, or max, got {mode}")
+    output = F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq, mode=_BAG_MODES[mode],
+                             sparse=sparse, per_sample_weights=per_sample_weights,
+                             include_last_offset=include_last_offset, padding_idx=padding_idx)
+    with _no_grad():
+        return (output,) + _bag_bookkeeping(weight.detach(), indices.reshape(-1), offsets, mode,
+                                            include_last_offset, padding_idx)
+
+
+def _bag_bookkeeping(weight, indices, offsets, mode, include_last_offset, padding_idx):
+    """``(offset2bag, bag_size, max_indices)`` of :func:`embedding_bag` (see there)."""
+    length, device = indices.shape[0], weight.device
+    starts = offsets.tolist()
+    bags = len(starts) - 1 if include_last_offset else len(starts)
+    spans = [(starts[b], starts[b + 1] if b + 1 < bags else length) for b in range(bags)]
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    if mode == 0 and padding_idx is None and weight.dtype == _dtype.float32:
+        offset2bag = zeros(0, dtype=_dtype.int64, device=device)
+    else:
+        counts = tensor([end - start for start, end in spans], dtype=_dtype.int64, device=device)
+        offset2bag = arange(bags, device=device).repeat_interleave(counts)
+    if mode == 0:
+        empty = zeros(bags, dtype=_dtype.int64, device=device)
+        return offset2bag, empty, empty.clone()
+    members = [indices[start:end] for start, end in spans]
+    if padding_idx is not None:
+        members = [rows[rows != padding_idx] for rows in members]
+    sizes = [rows.shape[0] for rows in members]
+    bag_size = tensor(sizes, dtype=_dtype.int64, device=device)
+    if mode == 1:
+        return offset2bag, bag_size, bag_size.clone()
+    width = weight.shape[1]
+    maxima = [rows[weight[rows].argmax(0)] if n else zeros(width, dtype=_dtype.int64, device=device)
+              for rows, n in zip(members, sizes)]
+    max_indices = stack(maxima) if maxima else zeros(0, width, dtype=_dtype.int64, device=device)
+    return offset2bag, bag_size, max_indices.long()
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):

@@ -194,3 +194,40 @@ def test_recurrent_cells(device):
                                       *[torch.tensor(a) for a in w])
         for a, e in zip(ours if name == "lstm_cell" else (ours,), theirs if name == "lstm_cell" else (theirs,)):
             assert_close(a, e, 1e-12, 1e-12)
+
+
+def test_embedding_bag_returns_atens_four_outputs(device):
+    """Output, offset2bag, bag_size and max_indices per mode, written out by hand (bag 1 empty)."""
+    weight = gputorch.tensor([[1.0, -2.0], [3.0, 0.5], [-1.0, 4.0], [2.0, 2.0]], dtype=gputorch.float64,
+                             device=device, requires_grad=True)
+    indices = gputorch.tensor([0, 1, 2, 3, 1], device=device)
+    offsets = gputorch.tensor([0, 3, 3], device=device)
+    out, offset2bag, bag_size, max_indices = gputorch.embedding_bag(weight, indices, offsets, False, 2)
+    assert_close(out, [[3.0, 4.0], [0.0, 0.0], [3.0, 2.0]])
+    assert offset2bag.tolist() == [0, 0, 0, 2, 2] and bag_size.tolist() == [3, 0, 2]
+    assert max_indices.tolist() == [[1, 2], [0, 0], [1, 3]] and max_indices.dtype == gputorch.int64
+    out, offset2bag, bag_size, max_indices = gputorch.embedding_bag(weight, indices, offsets, False, 1,
+                                                                    False, None, False, 2)
+    assert_close(out, [[2.0, -0.75], [0.0, 0.0], [2.5, 1.25]])
+    assert bag_size.tolist() == [2, 0, 2] and max_indices.tolist() == [2, 0, 2]
+    out, offset2bag, bag_size, max_indices = gputorch.embedding_bag(weight.float(), indices, offsets)
+    assert offset2bag.shape == (0,) and bag_size.tolist() == [0, 0, 0] and max_indices.tolist() == [0, 0, 0]
+    gputorch.embedding_bag(weight, indices, offsets, False, 0)[0].sum().backward()
+    assert_close(weight.grad, [[1.0, 1.0], [2.0, 2.0], [1.0, 1.0], [1.0, 1.0]])
+
+
+def test_embedding_bag_matches_torch_and_refuses_bad_modes(device):
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((6, 3))
+    idx, offs = [5, 0, 2, 2, 4, 1, 3], [0, 2, 2, 7]
+    for mode in (1, 2):
+        ours = gputorch.embedding_bag(gputorch.tensor(w, device=device), gputorch.tensor(idx, device=device),
+                                      gputorch.tensor(offs, device=device), False, mode, False, None, True, 4)
+        theirs = torch.embedding_bag(torch.tensor(w), torch.tensor(idx), torch.tensor(offs), False, mode, False,
+                                     None, True, 4)
+        for a, b in zip(ours, theirs):
+            assert_close(a, b.numpy())
+    with pytest.raises(RuntimeError, match="mode"):
+        gputorch.embedding_bag(gputorch.tensor(w), gputorch.tensor(idx), gputorch.tensor(offs), False, 3)
+    with pytest.raises(TypeError, match="offsets"):
+        gputorch.embedding_bag(gputorch.tensor(w), gputorch.tensor(idx), None)

@@ -1,16 +1,22 @@
 """Argument checks and error wording shared by the linear-algebra op modules."""
 from .._tensor import _LEGACY_NAMES as SCALAR_NAME, Tensor
 
-__all__ = ["SCALAR_NAME", "C_NAME", "mT", "require_tensor", "no_bool", "write_out"]
+__all__ = ["SCALAR_NAME", "C_NAME", "mT", "mH", "require_tensor", "no_bool", "write_out"]
 
 # PyTorch names dtypes two ways in its messages: ScalarType names (SCALAR_NAME: "Float") and C++ names.
 C_NAME = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-          "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+          "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def mT(t):
     """The matrix transpose of the last two dimensions (a view)."""
     return t.transpose(-2, -1)
+
+
+def mH(t):
+    """The conjugate transpose of the last two dimensions (``mT`` for real tensors)."""
+    return t.transpose(-2, -1).conj() if t._dtype.is_complex else t.transpose(-2, -1)
 
 
 def require_tensor(fn, value, arg, pos):

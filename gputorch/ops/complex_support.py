@@ -20,7 +20,7 @@ from ..autograd.node import Node
 from . import (activation_backward, arithmetic, comparison, conversion, cumulative, einsum, indexing, linalg, matmul,
                matrix_inverse, matrix_structure, reduction, shape, ternary)
 from .complex_numbers import conj_of
-from .pointwise import exp_log, trig
+from .pointwise import exp_log, rounding, trig
 
 _MOVES_ELEMENTS = [shape, indexing]
 _REFUSED_MOVES = {"ScatterReduceBackward0"}    # amax/amin reductions need an order
@@ -40,7 +40,8 @@ _HOLOMORPHIC = [arithmetic.MulBackward0, arithmetic.DivBackward0, arithmetic.Rec
                 linalg.AddmmBackward0, linalg.BaddbmmBackward0, linalg.AddbmmBackward0,
                 matmul.MmBackward0, matmul.BmmBackward0, matmul.MvBackward0, matmul.MatmulBackward0,
                 matmul.DotBackward0, matrix_inverse.LinalgInvExBackward0, matrix_inverse.LinalgDetBackward0,
-                matrix_inverse.LinalgSolveExBackward0]
+                matrix_inverse.LinalgSolveExBackward0, reduction.ProdBackward0, reduction.ProdBackward1,
+                cumulative.CumprodBackward0]
 
 
 def _node_classes(package):
@@ -76,4 +77,5 @@ for _cls in _HOLOMORPHIC:
     _cls.supports_complex = True
     _cls.backward = _conjugated(_cls.backward)
 arithmetic.AbsBackward0.supports_complex = True     # its backward has its own complex rule (z / |z|)
+rounding.SgnBackward0.supports_complex = True       # and so does sgn's
 matmul.VdotBackward0.supports_complex = False   # vdot conjugates its first operand: not dot's rule

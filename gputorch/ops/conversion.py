@@ -111,6 +111,20 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     return _to(self, self._dtype, resolve_device(dev), False)
 
 
+@tensor_method("mtia")
+def mtia(self, device=None, non_blocking=False, memory_format=None):
+    """Copy to an MTIA (Meta's training and inference accelerator) device. gputorch has no MTIA
+    backend, so this fails as it does in a PyTorch built without one: AssertionError, a
+    RuntimeError for a device index (no accelerator to count from) or a device of another type."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if device is not None:
+        kind = device.type if isinstance(device, Device) else str(device).split(":")[0]
+        if kind != "mtia":
+            raise RuntimeError(f"Invalid device, must be MTIA device, got {device}")
+    raise AssertionError("Torch not compiled with MTIA enabled: gputorch has no MTIA backend")
+
+
 def _caster(dt):
     def cast(self, memory_format=None):
         return _to(self, dt, self._device, False)

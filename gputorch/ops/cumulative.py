@@ -82,7 +82,13 @@ class CumprodBackward0(Node):
         xp = xp_of(a)
         out = _result_dtype(a, None)
         acc = np.dtype(np.float32) if out == _F16 else out
-        r = _scan(xp, lambda v, ax, dt: xp.cumprod(v, axis=ax, dtype=dt), a._data, dim, False, acc)
+        x = a._data
+        if a._dtype.is_complex and x.ndim and x.shape[dim]:
+            # PyTorch starts from 1 * x[0] in complex arithmetic: an infinite part makes NaNs there.
+            x = x.copy()
+            first = (slice(None),) * dim + (slice(0, 1),)
+            x[first] = x[first] * x.dtype.type(1)
+        r = _scan(xp, lambda v, ax, dt: xp.cumprod(v, axis=ax, dtype=dt), x, dim, False, acc)
         return r.astype(out) if r.dtype != out else r
 
     def backward(ctx, grad):

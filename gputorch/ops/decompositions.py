@@ -10,10 +10,10 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.node import Node, SavedTensor
 from ._common import xp_of
-from ._linalg_common import SCALAR_NAME, mT, write_out
+from ._linalg_common import SCALAR_NAME, mH, mT, write_out
 from ..return_types import linalg_cholesky_ex, linalg_eigh, linalg_qr, linalg_svd
 from .linalg_triangular import solve_triangular
-from .matrix_inverse import LinAlgError, _check_square
+from .matrix_inverse import LinAlgError, _check_square, solve
 
 __all__ = ["cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals"]
 
@@ -29,7 +29,7 @@ def _check_matrix(name, A, kernel=None):
         raise TypeError(f"{name}(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A._data.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
-    if A._dtype._category != 2:
+    if A._dtype._category not in (2, 3):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {SCALAR_NAME[A._dtype]}")
     if A._dtype.itemsize < 4:
         if kernel is not None:
@@ -39,6 +39,27 @@ def _check_matrix(name, A, kernel=None):
 
 def _is_zero(t):
     return not bool(t._data.any())
+
+
+_PHASE_DEPENDENT_EIGH = ("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+                         "multiplication by e^{i phi}. The specified loss function depends on this quantity, so "
+                         "it is ill-defined.")
+_PHASE_DEPENDENT_SVD = ("svd_backward: The singular vectors in the complex case are specified up to multiplication "
+                        "by e^{i phi}. The specified loss function depends on this phase term, making it "
+                        "ill-defined.")
+
+
+def _require_phase_free(phases, message):
+    """Complex singular or eigen vectors are fixed only up to a phase ``e^{i phi}`` each: a loss
+    whose gradient turns them along it (``phases``, the imaginary diagonal of ``V^H gV`` or its
+    equivalent, not ~0) is ill-defined, and PyTorch refuses it with ``message``."""
+    if phases is None:
+        return
+    size = abs(phases._data)
+    finite = size[size == size]
+    scale = max(1.0, float(finite.max())) if finite.size else 1.0
+    if not bool((size <= 1e-6 * scale).all()):      # a NaN phase counts as one, as in PyTorch
+        raise RuntimeError(message)
 
 
 class MultiOutputNode(Node):
@@ -174,9 +195,12 @@ def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
 
 # ---------------------------------------------------------------- QR
 class LinalgQrBackward0(MultiOutputNode):
-    """``A = Q R`` (Householder, as LAPACK). For ``m >= n`` with ``M = R gR^T - gQ^T Q`` and
-    ``sym(M)`` the symmetric matrix with ``M``'s lower triangle: ``gA = (gQ + Q sym(M)) R^-T``.
-    For ``m < n``, ``A = [X | Y]`` with ``X = Q R_X`` square and ``R_Y = Q^T Y``."""
+    """``A = Q R`` (Householder, as LAPACK: a real diagonal of ``R`` for complex ``A`` too). For
+    ``m >= n`` with ``M = R gR^H - gQ^H Q`` and ``sym(M)`` the Hermitian matrix with ``M``'s strict
+    lower triangle and the real part of its diagonal: ``gA = (gQ + Q sym(M)) R^-H``. For ``m < n``,
+    ``A = [X | Y]`` with ``X = Q R_X`` square and ``R_Y = Q^H Y``. (``^H`` is ``^T`` for real ``A``.)"""
+
+    supports_complex = True
 
     def forward(ctx, a, mode):
         xp = xp_of(a)
@@ -203,16 +227,19 @@ class LinalgQrBackward0(MultiOutputNode):
         from .shape import cat
         gr_x, gr_y = gr[..., :, :m], gr[..., :, m:]
         y = q @ r[..., :, m:]      # the columns of A right of the square part
-        g_x = _qr_tall_grad(q, r[..., :, :m], gq + y @ mT(gr_y), gr_x)
+        g_x = _qr_tall_grad(q, r[..., :, :m], gq + y @ mH(gr_y), gr_x)
         return cat([g_x, q @ gr_y], -1)
 
 
 def _qr_tall_grad(q, r, gq, gr):
     """The QR gradient for ``Q`` (m, n), ``R`` (n, n), ``m >= n``."""
-    m = r @ mT(gr) - mT(gq) @ q
+    m = r @ mH(gr) - mH(gq) @ q
     low = m.tril(-1)
-    sym = low + mT(low) + m.diagonal(0, -2, -1).diag_embed()
+    diagonal = m.diagonal(0, -2, -1)
+    sym = low + mH(low) + (diagonal.real if m._dtype.is_complex else diagonal).diag_embed()
     b = gq + q @ sym
+    if r._dtype.is_complex:      # R^-H b^H by a general solve (the triangular one takes real matrices)
+        return mH(solve(r, mH(b)))
     return mT(solve_triangular(r, mT(b), upper=True))
 
 
@@ -234,10 +261,13 @@ def qr(A, mode="reduced", *, out=None):
 
 # ---------------------------------------------------------------- symmetric eigendecomposition
 class LinalgEighBackward0(MultiOutputNode):
-    """``A = V diag(L) V^T``. ``gA = V (diag(gL) + skew(V^T gV) / E) V^T`` with
-    ``E_ij = L_j - L_i`` and ``skew(X) = (X - X^T) / 2``; the second term is left out when
+    """``A = V diag(L) V^H`` (``L`` real). ``gA = V (diag(gL) + skew(V^H gV) / E) V^H`` with
+    ``E_ij = L_j - L_i`` and ``skew(X) = (X - X^H) / 2``; the second term is left out when
     ``gV`` is zero (only the eigenvalues used), so repeated eigenvalues give finite gradients
-    then, NaN otherwise (as PyTorch)."""
+    then, NaN otherwise (as PyTorch). Complex eigenvectors: a loss that depends on their phases
+    (an imaginary diagonal of ``V^H gV``) is refused, as PyTorch refuses it."""
+
+    supports_complex = True
 
     def forward(ctx, a, uplo, vectors):
         xp = xp_of(a)
@@ -251,18 +281,22 @@ class LinalgEighBackward0(MultiOutputNode):
     def backward(ctx, gw, gv=None):
         w, v = ctx.outputs()
         inner = gw.diag_embed()
+        if v._dtype.is_complex:
+            inner = inner.to(v.dtype)
         if gv is not None and not _is_zero(gv):
-            vg = mT(v) @ gv
+            vg = mH(v) @ gv
+            if vg._dtype.is_complex:
+                _require_phase_free(vg.diagonal(0, -2, -1).imag, _PHASE_DEPENDENT_EIGH)
             e = w.unsqueeze(-2) - w.unsqueeze(-1)
-            off = (vg - mT(vg)) * 0.5 / (e + e.diagonal(0, -2, -1).add(1).diag_embed())
+            off = (vg - mH(vg)) * 0.5 / (e + e.diagonal(0, -2, -1).add(1).diag_embed())
             inner = inner + off - off.diagonal(0, -2, -1).diag_embed()
-        return v @ inner @ mT(v)
+        return v @ inner @ mH(v)
 
 
 def _check_eigh(name, A, uplo):
     if not isinstance(A, Tensor):
         raise TypeError(f"{name}(): argument 'A' must be Tensor, not {type(A).__name__}")
-    if A._dtype._category != 2:
+    if A._dtype._category not in (2, 3):
         raise NotImplementedError(f"\"linalg_eigh_cpu\" not implemented for '{SCALAR_NAME[A._dtype]}'")
     _check_matrix(name, A, "linalg_eigh_cpu")
     _check_square(name, A)
@@ -294,26 +328,36 @@ def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
 # ---------------------------------------------------------------- singular value decomposition
 def svd_arrays(xp, x, full_matrices):
     """``xp.linalg.svd`` with PyTorch's handling of non-finite input: NaN raises
-    :class:`LinAlgError`, infinities give NaN factors."""
+    :class:`LinAlgError`, infinities give NaN factors (for the matrices of a batch that hold them)."""
     if not bool(xp.isfinite(x).all()):
         if bool(xp.isnan(x).any()):
             raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
                               "non-finite values.")
+        finite = xp.isfinite(x).all(axis=(-2, -1))
+        if x.ndim > 2 and bool(finite.any()):     # the finite matrices of a batch still get their factors
+            u, s, vh = xp.linalg.svd(xp.where(finite[..., None, None], x, 0), full_matrices=full_matrices)
+            u[~finite], s[~finite], vh[~finite] = float("nan"), float("nan"), float("nan")
+            return u, s, vh
         m, n = x.shape[-2:]
         k = min(m, n)
         rows, cols = (m, n) if full_matrices else (k, k)
         nan = float("nan")
-        return (xp.full(x.shape[:-2] + (m, rows), nan, dtype=x.dtype), xp.full(x.shape[:-2] + (k,), nan, dtype=x.dtype),
+        real = x.real.dtype      # singular values are real for complex matrices too
+        return (xp.full(x.shape[:-2] + (m, rows), nan, dtype=x.dtype), xp.full(x.shape[:-2] + (k,), nan, dtype=real),
                 xp.full(x.shape[:-2] + (cols, n), nan, dtype=x.dtype))
     return xp.linalg.svd(x, full_matrices=full_matrices)
 
 
 class LinalgSvdBackward0(MultiOutputNode):
-    """``A = U diag(S) Vh``; gradients for the first ``k = min(m, n)`` columns of ``U`` and rows of
-    ``Vh`` (the rest of full matrices are ignored, as in PyTorch). With ``J = U^T gU``,
-    ``K = V^T gV`` and ``E_ij = S_j^2 - S_i^2``:
-    ``gA = U [diag(gS) + (skew(J) S + S skew(K)) / E] Vh + (I - U U^T) gU S^-1 Vh
-    + U S^-1 gVh (I - V V^T)``, the ``U``/``V`` terms left out when ``gU``, ``gVh`` are zero."""
+    """``A = U diag(S) Vh`` (``S`` real); gradients for the first ``k = min(m, n)`` columns of ``U``
+    and rows of ``Vh`` (the rest of full matrices are ignored, as in PyTorch). With ``J = U^H gU``,
+    ``K = V^H gV``, ``E_ij = S_j^2 - S_i^2`` and ``skew(X) = X - X^H`` (``^H`` is ``^T`` for real A):
+    ``gA = U [diag(gS) + (skew(J) S + S skew(K)) / E + i diag(Im J - Im K) / (2 S)] Vh
+    + (I - U U^H) gU S^-1 Vh + U S^-1 gVh (I - V V^H)``, the ``U``/``V`` terms left out when ``gU``,
+    ``gVh`` are zero. The imaginary diagonal term exists for complex ``A`` only, and a loss that
+    depends on the vectors' phases (``Im J + Im K`` not ~0 on the diagonal) is refused, as in PyTorch."""
+
+    supports_complex = True
 
     def forward(ctx, a, full_matrices, vectors):
         u, s, vh = svd_arrays(xp_of(a), a._data, full_matrices)
@@ -324,7 +368,10 @@ class LinalgSvdBackward0(MultiOutputNode):
         u, s, vh = ctx.outputs()
         k = s._data.shape[-1]
         u, vh = u[..., :, :k], vh[..., :k, :]
+        complex_ = u._dtype.is_complex
         inner = gs.diag_embed()
+        if complex_:
+            inner = inner.to(u.dtype)
         gu = gvh = None
         if len(grads) == 3:
             gu, gvh = grads[0][..., :, :k], grads[2][..., :k, :]
@@ -335,22 +382,31 @@ class LinalgSvdBackward0(MultiOutputNode):
         s2 = s * s
         e = s2.unsqueeze(-2) - s2.unsqueeze(-1)
         e = e + e.diagonal(0, -2, -1).add(1).diag_embed()
-        v = mT(vh)
-        result_extra = None
+        v = mH(vh)
+        result_extra = phase_sum = phase_diff = None
         if gu is not None:
-            j = mT(u) @ gu
-            j = (j - mT(j)) * s.unsqueeze(-2)
+            j = mH(u) @ gu
+            if complex_:
+                phase_sum = phase_diff = j.diagonal(0, -2, -1).imag
+            j = (j - mH(j)) * s.unsqueeze(-2)
             inner = inner + (j - j.diagonal(0, -2, -1).diag_embed()) / e
             if u._data.shape[-2] > k:
-                result_extra = (gu - u @ (mT(u) @ gu)) / s.unsqueeze(-2) @ vh
+                result_extra = (gu - u @ (mH(u) @ gu)) / s.unsqueeze(-2) @ vh
         if gvh is not None:
-            gv = mT(gvh)
-            kk = mT(v) @ gv
-            kk = s.unsqueeze(-1) * (kk - mT(kk))
+            gv = mH(gvh)
+            kk = mH(v) @ gv
+            if complex_:
+                im = kk.diagonal(0, -2, -1).imag
+                phase_sum = im if phase_sum is None else phase_sum + im
+                phase_diff = -im if phase_diff is None else phase_diff - im
+            kk = s.unsqueeze(-1) * (kk - mH(kk))
             inner = inner + (kk - kk.diagonal(0, -2, -1).diag_embed()) / e
             if vh._data.shape[-1] > k:
-                extra = u @ (mT(gv - v @ (mT(v) @ gv)) / s.unsqueeze(-1))
+                extra = u @ (mH(gv - v @ (mH(v) @ gv)) / s.unsqueeze(-1))
                 result_extra = extra if result_extra is None else result_extra + extra
+        if complex_:
+            _require_phase_free(phase_sum, _PHASE_DEPENDENT_SVD)
+            inner = inner + (phase_diff / (2 * s) * 1j).diag_embed()
         result = u @ inner @ vh
         return result if result_extra is None else result + result_extra
 

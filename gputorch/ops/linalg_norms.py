@@ -18,16 +18,21 @@ def _vector_norm():
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Norm of each matrix in dims ``dim``: 'fro' (Frobenius), 1 / -1 (max / min column sum of
-    absolute values), inf / -inf (max / min row sum)."""
+    absolute values), inf / -inf (max / min row sum), 'nuc' / 2 / -2 (sum / max / min of the
+    singular values). Complex matrices have real norms."""
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg.matrix_norm(): argument 'A' must be Tensor, not {type(A).__name__}")
     if A._data.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
-    if not A._dtype.is_floating_point:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
                            f"{SCALAR_NAME[A._dtype]}")
     if dtype is not None:
-        A = A.to(_dtype.to_dtype(dtype))
+        dtype = _dtype.to_dtype(dtype)
+        if A._dtype.is_complex and not dtype.is_complex:
+            raise RuntimeError(f"linalg.matrix_norm: dtype should be complex for complex inputs, but got "
+                               f"{SCALAR_NAME[dtype]}")
+        A = A.to(dtype)
     if len(tuple(dim)) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {tuple(dim)}")
     d0, d1 = (A._wrap_dim(d) for d in dim)
@@ -38,7 +43,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     elif ord in (1, -1, math.inf, -math.inf):
         summed, picked = (d0, d1) if abs(ord) == 1 else (d1, d0)
         sums = A.abs().sum(summed, keepdim=True)
-        result = sums.amax(picked, keepdim=True) if ord > 0 else sums.amin(picked, keepdim=True)
+        if ord > 0 and sums.shape[picked] == 0:      # no sums to pick from: 0 (without history), as PyTorch
+            result = sums.detach().sum(picked, keepdim=True)
+        else:
+            result = sums.amax(picked, keepdim=True) if ord > 0 else sums.amin(picked, keepdim=True)
         if not keepdim:
             result = result.reshape(tuple(s for i, s in enumerate(result.shape) if i not in (d0, d1)))
     elif ord in ("nuc", 2, -2):
@@ -46,8 +54,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got {SCALAR_NAME[A._dtype]}")
         moved = A.movedim((d0, d1), (-2, -1))
         s = svdvals(moved)
-        if s.shape[-1] == 0:
-            result = s.sum(-1)
+        if s.shape[-1] == 0:      # as PyTorch: nuc sums nothing, 2 is 0 without history, -2 has no minimum
+            if ord == -2:
+                raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+            result = s.sum(-1) if ord == "nuc" else s.detach().sum(-1)
         else:
             result = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
         if keepdim:

@@ -7,7 +7,7 @@ from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
-from ._linalg_common import SCALAR_NAME, mT, write_out
+from ._linalg_common import SCALAR_NAME, mH, mT, write_out
 from .decompositions import _check_matrix, eigvalsh, svd_arrays, svdvals
 from ..return_types import linalg_lstsq, linalg_slogdet
 from .matrix_inverse import _check_square, inv
@@ -17,7 +17,9 @@ __all__ = ["pinv", "matrix_rank", "cond", "lstsq", "slogdet", "logdet"]
 
 
 def _eps(t):
-    return 2.220446049250313e-16 if t._dtype.itemsize == 8 else 1.1920928955078125e-07
+    """The machine epsilon of ``t``'s (real) precision: double for float64 and complex128."""
+    double = t._dtype.itemsize == (16 if t._dtype.is_complex else 8)
+    return 2.220446049250313e-16 if double else 1.1920928955078125e-07
 
 
 def _tolerance_array(xp, value, like):
@@ -42,10 +44,11 @@ def _cutoff(xp, A, largest, atol, rtol):
 # ---------------------------------------------------------------- pseudo-inverse
 class LinalgPinvBackward0(Node):
     """``P = pinv(A)`` from the SVD (or the eigendecomposition when ``hermitian``), singular values
-    at or below the cutoff dropped. ``gA = -P^T gP P^T + (I - A P) gP^T P P^T + P^T P gP^T (I - P A)``
-    (the derivative at fixed rank)."""
+    at or below the cutoff dropped. ``gA = -P^H gP P^H + (I - A P) gP^H P P^H + P^H P gP^H (I - P A)``
+    (the derivative at fixed rank; ``^H`` is ``^T`` for real matrices)."""
 
     saves_result = True
+    supports_complex = True
 
     def forward(ctx, a, atol, rtol, hermitian):
         ctx.save_for_backward(a)
@@ -59,18 +62,18 @@ class LinalgPinvBackward0(Node):
                 size = xp.abs(w)
                 cut = _cutoff(xp, a, size.max(-1, keepdims=True), atol, rtol)
                 keep = xp.where(size > cut, 1 / w, 0).astype(x.dtype)
-                return (v * keep[..., None, :]) @ xp.swapaxes(v, -1, -2)
+                return (v * keep[..., None, :]) @ xp.conj(xp.swapaxes(v, -1, -2))
             u, s, vh = svd_arrays(xp, x, False)
             cut = _cutoff(xp, a, s[..., :1], atol, rtol)
             keep = xp.where(s > cut, 1 / s, 0).astype(x.dtype)
-            return (xp.swapaxes(vh, -1, -2) * keep[..., None, :]) @ xp.swapaxes(u, -1, -2)
+            return (xp.conj(xp.swapaxes(vh, -1, -2)) * keep[..., None, :]) @ xp.conj(xp.swapaxes(u, -1, -2))
 
     def backward(ctx, grad):
         (a,) = ctx.saved_values
         p = ctx.saved_result
-        pt = mT(p)
+        pt = mH(p)
         result = -(pt @ grad @ pt)
-        gt = mT(grad)
+        gt = mH(grad)
         result = result + (gt - a @ (p @ gt)) @ (p @ pt)
         return result + (pt @ p) @ (gt - (gt @ p) @ a)
 
@@ -80,7 +83,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     eigenvalue magnitudes when ``hermitian``) at most ``max(atol, rtol * largest)`` count as 0."""
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg_pinv(): argument 'input' (position 1) must be Tensor, not {type(A).__name__}")
-    if A._dtype._category != 2 or A._dtype.itemsize < 4 or A._data.ndim < 2:
+    if A._dtype._category not in (2, 3) or A._dtype.itemsize < 4 or A._data.ndim < 2:
         raise RuntimeError(f"linalg.pinv({SCALAR_NAME[A._dtype]}{{{list(A._data.shape)}}}): expected a tensor with 2 "
                            f"or more dimensions of float, double, cfloat or cdouble types")
     if hermitian:
@@ -106,7 +109,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
         atol, rtol = tol, 0.0
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
-    if A._dtype._category != 2 or A._dtype.itemsize < 4:
+    if A._dtype._category not in (2, 3) or A._dtype.itemsize < 4:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
         values = eigvalsh(A.detach()).abs()

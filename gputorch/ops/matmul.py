@@ -9,10 +9,12 @@ dimensions, so they are differentiable twice.
 import math
 
 from .._dispatch import apply
+from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_function
 from ._gemm import product
 from ..autograd.node import Node
 from ._common import sum_to_shape
+from .complex_numbers import conj_physical
 from ._linalg_common import C_NAME, SCALAR_NAME, mT, no_bool, require_tensor, write_out
 from .einsum import tensordot
 from .registry import reflected, tensor_method
@@ -294,7 +296,10 @@ def dot(input, other, *, out=None):
 
 @tensor_method("vdot")
 def vdot(input, other, *, out=None):
-    """``dot`` with the first argument conjugated (the same as ``dot`` for real tensors)."""
+    """``dot`` with the first argument conjugated (the same as ``dot`` for real tensors): for
+    complex ones, ``dot(conj(input), other)``, whose gradient the conjugation carries."""
+    if isinstance(input, Tensor) and input._dtype.is_complex:
+        return _dot("vdot", DotBackward0, conj_physical(input), other, out)
     return _dot("vdot", VdotBackward0, input, other, out)
 
 

@@ -411,33 +411,61 @@ def _var_args(name, input, dim, unbiased, correction):
     return dims, correction
 
 
+def _complex_var(z, dims, correction, keepdim):
+    """The (real) variance of complex ``z``: ``sum |z - mean|^2 / (n - correction)``, which is the
+    variance of the real parts plus that of the imaginary parts; a composite, so differentiable
+    (too few degrees of freedom warn once per part, as in PyTorch)."""
+    return apply(VarBackward0, z.real, dims, correction, keepdim) + apply(VarBackward0, z.imag, dims, correction,
+                                                                          keepdim)
+
+
+def _complex_std(z, dims, correction, keepdim):
+    """``sqrt`` of :func:`_complex_var`, with a zero gradient where it is 0 (as the real std)."""
+    v = _complex_var(z, dims, correction, keepdim)
+    zero = v == 0
+    return (v + zero).sqrt() * ~zero
+
+
 @tensor_method("var")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    """Variance over ``dim`` with ``correction`` (Bessel's by default; legacy ``unbiased``)."""
+    """Variance over ``dim`` with ``correction`` (Bessel's by default; legacy ``unbiased``). A complex
+    input has a real variance: ``mean |z - mean(z)|^2`` with the correction."""
     dims, correction = _var_args("var", input, dim, unbiased, correction)
-    result = apply(VarBackward0, input, dims, correction, keepdim)
+    if input._dtype.is_complex:
+        result = _complex_var(input, dims, correction, keepdim)
+    else:
+        result = apply(VarBackward0, input, dims, correction, keepdim)
     return result if out is None else write_results(result, out)
 
 
 @tensor_method("std")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    """Standard deviation over ``dim``; see :func:`var` for the arguments."""
+    """Standard deviation over ``dim`` (real for complex inputs); see :func:`var` for the arguments."""
     dims, correction = _var_args("std", input, dim, unbiased, correction)
-    result = apply(StdBackward0, input, dims, correction, keepdim)
+    if input._dtype.is_complex:
+        result = _complex_std(input, dims, correction, keepdim)
+    else:
+        result = apply(StdBackward0, input, dims, correction, keepdim)
     return result if out is None else write_results(result, out)
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    """``(var, mean)`` over ``dim`` in one pass."""
+    """``(var, mean)`` over ``dim`` in one pass (for complex inputs: a real var, a complex mean)."""
     dims, correction = _var_args("var_mean", input, dim, unbiased, correction)
-    result = apply(VarMeanBackward0, input, dims, correction, keepdim)
+    if input._dtype.is_complex:
+        result = (_complex_var(input, dims, correction, keepdim), mean(input, dims, keepdim))
+    else:
+        result = apply(VarMeanBackward0, input, dims, correction, keepdim)
     return result if out is None else write_results(result, out)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    """``(std, mean)`` over ``dim`` in one pass."""
+    """``(std, mean)`` over ``dim`` in one pass (for complex inputs: a real std, a complex mean)."""
     dims, correction = _var_args("std_mean", input, dim, unbiased, correction)
-    result = apply(StdMeanBackward0, input, dims, correction, keepdim)
+    if input._dtype.is_complex:
+        result = (_complex_std(input, dims, correction, keepdim), mean(input, dims, keepdim))
+    else:
+        result = apply(StdMeanBackward0, input, dims, correction, keepdim)
     return result if out is None else write_results(result, out)
 
 
@@ -484,11 +512,12 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 class LinalgVectorNormBackward0(Node):
     saves_result = True
 
-    def forward(ctx, a, ord, dims, keepdim, single_entry_exact=True):
+    def forward(ctx, a, ord, dims, keepdim, single_entry_exact=True, of_moduli=False):
         """``single_entry_exact``: a norm of one entry is its absolute value (PyTorch's vector norm;
-        its distance kernels square it, and overflow, instead)."""
+        its distance kernels square it, and overflow, instead). ``of_moduli``: ``a`` holds the moduli
+        of a complex tensor (PyTorch then gives the count of non-zeros, ord 0, no gradient at all)."""
         ctx.save_for_backward(a)
-        ctx.ord, ctx.dims, ctx.keepdim = ord, dims, keepdim
+        ctx.ord, ctx.dims, ctx.keepdim, ctx.of_moduli = ord, dims, keepdim, of_moduli
         xp = xp_of(a)
         x = a._data
         acc = _acc(x)
@@ -514,9 +543,9 @@ class LinalgVectorNormBackward0(Node):
     def backward(ctx, grad):
         (a,) = ctx.saved_values
         p = ctx.ord
-        if p == 0:   # a count of non-zeros: zero gradient (PyTorch gives zeros, not None)
+        if p == 0:   # a count of non-zeros: zero gradient (PyTorch gives zeros, not None, to real inputs)
             from .creation import zeros_like
-            return zeros_like(a)
+            return None if ctx.of_moduli else zeros_like(a)
         shape, dims = a._data.shape, ctx.dims
         g = keep_reduced(grad, shape, dims, ctx.keepdim)
         if p == 1:
@@ -543,16 +572,20 @@ class LinalgVectorNormBackward0(Node):
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    """The vector ``ord``-norm over ``dim`` (all elements by default): 2, 1, inf, -inf, 0 or any p."""
+    """The vector ``ord``-norm over ``dim`` (all elements by default): 2, 1, inf, -inf, 0 or any p.
+    Complex inputs give the real norm of their moduli (``dtype``, if given, must then be complex)."""
     if isinstance(ord, bool) or not isinstance(ord, (int, float, np.number)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
-    if not x._dtype.is_floating_point:
+    if not (x._dtype.is_floating_point or x._dtype.is_complex):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{dtype_word(x._dtype)}")
     if dtype is not None:
         dtype = _dtype.to_dtype(dtype)
-        if not dtype.is_floating_point:
+        if x._dtype.is_complex and not dtype.is_complex:
+            raise RuntimeError(f"linalg.vector_norm: dtype should be complex for complex inputs, but got "
+                               f"{dtype_word(dtype)}")
+        if not (dtype.is_floating_point or dtype.is_complex):
             raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
                                f"{dtype_word(dtype)}")
         if dtype.itemsize < x._dtype.itemsize:
@@ -561,6 +594,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         x = x.to(dtype)
     ord = float(ord)
     dims = None if dim is None else normalize_dims(x, dim)
+    x_was_complex = x._dtype.is_complex
+    if x_was_complex:     # the norm of the moduli (real); abs carries the complex gradient
+        x = x.abs()
     if ord == math.inf or ord == -math.inf:
         which = "inf" if ord > 0 else "-inf"
         shape = x._data.shape
@@ -571,7 +607,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
             if shape[d] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {which} norm on the dimension {d} "
                                    "because this dimension is empty and the operation does not have an identity")
-    result = apply(LinalgVectorNormBackward0, x, ord, dims, keepdim)
+    result = apply(LinalgVectorNormBackward0, x, ord, dims, keepdim, True, x_was_complex)
     return result if out is None else write_results(result, out)
 
 

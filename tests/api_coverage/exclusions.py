@@ -44,12 +44,13 @@ EXCLUDED = {
          r"import_ir_module\w*|parse_ir|parse_schema|parse_type_comment|merge_type_from_type_comment|"
          r"unify_type_list|Future|Await\w*|RRef\w*|InferredType)",
          "TorchScript/JIT and dispatcher internals"),
-        (r"\w+Storage|StorageBase|TypedStorage|UntypedStorage|is_storage|from_file",
-         "typed storages: gputorch's storage is the array itself (DLPack/numpy interchange instead)"),
+        (r"\w*Storage|StorageBase|TypedStorage|UntypedStorage|is_storage|from_file",
+         "typed storages (torch.Storage is torch.FloatStorage): gputorch's storage is the array itself "
+         "(DLPack/numpy interchange instead)"),
         (r"(complex32|chalf|bfloat16|float8_\w+|float4_\w+|uint(1|2|3|4|5|6|7|16|32|64)|"
-         r"int[1-7]|bits\w+)",
+         r"int[1-7]|bits\w+|bit)",
          "dtypes gputorch does not have: complex32 (half-precision complex), bfloat16 and float8 "
-         "(issue 13), sub-byte and wide unsigned integers"),
+         "(issue 13), sub-byte and wide unsigned integers (torch.bit is torch.uint1)"),
         (r"(batch_norm|native|group|layer|instance)_\w+|native_\w+|\w+_backward(_\w+)?|"
          r"batch_norm_(elemt|stats|gather_stats\w*|update_stats|backward_\w+)|norm_except_dim|segment_reduce|"
          r"convolution|constant_pad_nd|grid_sampler(_\dd)?|affine_grid_generator|conv_tbc|"

@@ -268,3 +268,114 @@ EXPLICIT.update({
     "hann_window": window, "hamming_window": window, "blackman_window": window, "bartlett_window": window,
     "kaiser_window": kaiser_window, "stft": stft, "istft": istft,
 })
+
+
+# ---------------------------------------------------------------- torch.signal.windows
+def signal_window(**options):
+    """``T.signal.windows.<name>(M, sym=..., dtype=..., <option>=...)``; ``options`` maps each
+    keyword to the sources drawn for it (occasionally a value both libraries refuse)."""
+    def sig(b):
+        m = b.int_in(0, 9) if b.chance(0.97) else -1
+        kw = _kw(sym=b.choice(["True", "False"]) if b.chance(0.7) else None,
+                 dtype=b.choice(["T.float64", "T.float32", "T.int64" if b.chance(0.1) else None]))
+        for name, sources in options.items():
+            if b.chance(0.6):
+                kw[name] = b.choice(sources)
+        if kw.get("center") not in (None, "None") and b.chance(0.9):
+            kw["sym"] = "False"
+        return [str(m)], kw
+    return sig
+
+
+SIGNAL_WINDOWS = {
+    "bartlett": signal_window(), "blackman": signal_window(), "cosine": signal_window(),
+    "hamming": signal_window(), "hann": signal_window(), "nuttall": signal_window(),
+    "gaussian": signal_window(std=["1.0", "0.4", "3.5", "0"]),
+    "exponential": signal_window(center=["None", "1.0", "2.5"], tau=["1.0", "0.5", "4.0", "-1.0"]),
+    "general_cosine": signal_window(a=["[0.5, 0.5]", "(0.42, 0.5, 0.08)", "[1.0]", "0.5"]),
+    "general_hamming": signal_window(alpha=["0.54", "0.5", "0.8"]),
+    "kaiser": signal_window(beta=["12.0", "5.0", "0.0", "-1.0"]),
+}
+
+
+# ---------------------------------------------------------------- complex reductions, sgn, vdot and norms
+def complex_vdot(b):
+    n = b.int_in(0, 5)
+    dtype = b.choice(COMPLEX_DTYPES)
+    return [b.tensor((n,), dtype), b.tensor((n,), dtype)], {}
+
+
+def complex_prod(b):
+    x = complex_tensor(b, max_ndim=3)
+    if b.chance(0.4):
+        return [x], {}
+    return [x, str(b.dim(ndim(b, x)))], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.5) else None)
+
+
+def complex_var(b):
+    x = complex_tensor(b, max_ndim=3)
+    n = ndim(b, x)
+    if b.chance(0.2):
+        return [x], {}
+    dims = (b.dims(n) or None) if b.chance(0.5) else b.dim(n)    # not dim=(): a torch bug (see _known)
+    return [x, repr(dims) if isinstance(dims, tuple) else str(dims)], _kw(
+        correction=b.choice(["0", "1", "2"]) if b.chance(0.5) else None,
+        keepdim=b.choice(["True", "False"]) if b.chance(0.5) else None)
+
+
+def complex_vector_norm(b):
+    x = complex_tensor(b, max_ndim=3)
+    ord_ = b.choice(["2", "1", "3", "0", "float('inf')", "-float('inf')", "0.5"])
+    kw = _kw(dim=repr(b.dims(ndim(b, x))) if b.chance(0.5) else None,
+             keepdim=b.choice(["True", "False"]) if b.chance(0.3) else None,
+             dtype=b.choice(["T.complex128", "T.float64"]) if b.chance(0.1) else None)
+    return [x, ord_], kw
+
+
+def complex_matrix_norm(b):
+    x = complex_tensor(b, min_ndim=2, max_ndim=3)
+    ord_ = b.choice(["'fro'", "1", "-1", "float('inf')", "-float('inf')", "'nuc'", "2", "-2"])
+    return [x, ord_], _kw(keepdim=b.choice(["True", "False"]) if b.chance(0.3) else None)
+
+
+def complex_norm(b):
+    x = complex_tensor(b, max_ndim=3)
+    return [x], _kw(dim=str(b.dim(ndim(b, x))) if b.chance(0.5) and ndim(b, x) else None)
+
+
+COMPLEX_CASES.update({
+    "sgn": (["function", "method"], complex_unary), "vdot": (["function", "method"], complex_vdot),
+    "prod": (["function", "method"], complex_prod),
+    "cumprod": (["function", "method"], complex_cumsum),
+    "var": (["function", "method"], complex_var), "std": (["function", "method"], complex_var),
+    "var_mean": (["function"], complex_var), "std_mean": (["function"], complex_var),
+    "norm": (["function", "method"], complex_norm),
+})
+def complex_matrix(square=False, **options):
+    """A (batch of) complex matrices, with the given keyword sources sometimes drawn."""
+    def sig(b):
+        m = b.int_in(1, 4)
+        n = m if square else b.int_in(1, 4)
+        x = b.tensor(b.choice([(), (2,)]) + (m, n), b.choice(COMPLEX_DTYPES))
+        kw = {k: b.choice(v) for k, v in options.items() if b.chance(0.5)}
+        return [x], kw
+    return sig
+
+
+def complex_transpose_view(b):
+    return [complex_tensor(b, min_ndim=2, max_ndim=3)], {}
+
+
+COMPLEX_CASES.update({
+    "adjoint": (["function", "method"], complex_transpose_view), "mH": (["property"], complex_transpose_view),
+    "H": (["property"], lambda b: ([complex_tensor(b, (b.int_in(1, 3), b.int_in(1, 3)))], {})),
+})
+# torch.linalg functions run with complex operands: {name: generator}. The backward of a loss over
+# the real and imaginary parts of singular or eigen vectors depends on their phases: both refuse it.
+COMPLEX_LINALG = {
+    "vector_norm": complex_vector_norm, "matrix_norm": complex_matrix_norm, "norm": complex_norm,
+    "svd": complex_matrix(full_matrices=["True", "False"]), "svdvals": complex_matrix(),
+    "qr": complex_matrix(mode=["'reduced'", "'complete'", "'r'"]), "eigh": complex_matrix(True, UPLO=["'L'", "'U'"]),
+    "eigvalsh": complex_matrix(True), "pinv": complex_matrix(hermitian=["False", "True"]),
+    "matrix_rank": complex_matrix(hermitian=["False", "True"]),
+}

@@ -320,6 +320,45 @@ SWITCHES = {
     "set_flush_denormal": lambda b: (["False"], {}),
 }
 
+def embedding_bag(b):
+    """``T.embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+    include_last_offset, padding_idx)`` on well-formed bags (offsets rise from 0; with
+    ``include_last_offset`` the last one is the index count); all four outputs are compared. Not
+    drawn: ``include_last_offset`` with sum, where the length of torch's all-zero ``bag_size`` and
+    ``max_indices`` depends on its kernel's path (see ``gputorch.embedding_bag``), and empty
+    ``per_sample_weights`` that require a gradient (F.embedding_bag gives them None, torch zeros)."""
+    rows, width, length = b.int_in(1, 6), b.int_in(1, 3), b.int_in(0, 8)
+    dtype = b.choice(["float32", "float64"])
+    weight = b.tensor((rows, width), dtype, values=b.rng.standard_normal((rows, width)))
+    indices = b.index_tensor(rows, (length,), allow_negative=False)
+    cuts = sorted(int(c) for c in b.rng.integers(0, length + 1, size=b.int_in(0, 3)))
+    mode = b.int_in(0, 2) if b.chance(0.97) else 3
+    last = mode != 0 and b.chance(0.3)
+    offsets = [0] + cuts + ([length] if last else [])
+    offsets = b.tensor((len(offsets),), "int64", grad=False, layout="contiguous", values=np.array(offsets))
+    weights = None
+    if mode == 0 and length and b.chance(0.3):
+        weights = b.tensor((length,), dtype, values=b.rng.random(length))
+    pad = str(b.int_in(-rows, rows - 1)) if b.chance(0.4) else "None"
+    return [weight, indices, offsets, "False", str(mode), "False", weights or "None", str(last), pad], {}
+
+
+def slice_inverse(b):
+    """``x[start:end:step].slice_inverse(x, dim, ...)``: the slice's base, with ``x``'s layout."""
+    x = b.tensor(min_ndim=1, max_ndim=3, grad=False)
+    n = len(b.shapes[x])
+    dim = b.int_in(0, n - 1)
+    size = b.shapes[x][dim]
+    start, end, step = b.int_in(0, size), b.int_in(0, size), b.int_in(1, 2)
+    key = ", ".join([":"] * dim + [f"{start}:{end}:{step}"])
+    return [f"{x}[{key}]", x, str(dim), str(start), str(end), str(step)], {}
+
+
+def mtia(b):
+    """No MTIA device on either side: the same exception for each kind of ``device``."""
+    return [b.tensor(max_ndim=2)], _kw(device=b.choice([None, "'cpu'", "'mtia'", "'mtia:0'", "0"]))
+
+
 SPECS = {
     "aminmax": aminmax, "dist": dist, "renorm": renorm, "renorm_": renorm, "frobenius_norm": frobenius_norm,
     "nuclear_norm": nuclear_norm, "resize": resize, "resize_as": resize_as, "cov": cov, "corrcoef": corrcoef,
@@ -329,5 +368,6 @@ SPECS = {
     "orgqr": orgqr, "cond": cond, "embedding_renorm_": embedding_renorm_, "frombuffer": frombuffer,
     "histogramdd": histogramdd, "nonzero_static": nonzero_static, "geqrf": geqrf, "ormqr": ormqr,
     "svd_lowrank": lowrank(False), "pca_lowrank": lowrank(True), "binomial": binomial, "lobpcg": lobpcg,
+    "embedding_bag": embedding_bag, "slice_inverse": slice_inverse, "mtia": mtia,
     **SWITCHES,
 }

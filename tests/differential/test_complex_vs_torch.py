@@ -15,6 +15,8 @@ from tests.differential import _op_table, _report, _specs_complex  # noqa: E402
 
 COMPLEX_PLAN = sorted(_specs_complex.COMPLEX_CASES.items())
 FFT_PLAN = sorted(_specs_complex.FFT.items())
+WINDOW_PLAN = sorted(_specs_complex.SIGNAL_WINDOWS.items())
+LINALG_PLAN = sorted(_specs_complex.COMPLEX_LINALG.items())
 
 
 def _fail_if_any(group, device, seed, cases):
@@ -31,6 +33,13 @@ def test_complex_op_matches_torch(name, entry, diff_device, diff_cases, diff_see
     _fail_if_any(f"complex {name}", diff_device, diff_seed, cases)
 
 
+@pytest.mark.parametrize("name,generator", LINALG_PLAN, ids=[name for name, _ in LINALG_PLAN])
+def test_complex_linalg_matches_torch(name, generator, diff_device, diff_cases, diff_seed):
+    cases = [_op_table.make_case(name, ["function"], "args", generator, diff_seed + 7919, i, owner="T.linalg")
+             for i in range(diff_cases)]
+    _fail_if_any(f"complex linalg.{name}", diff_device, diff_seed, cases)
+
+
 @pytest.mark.parametrize("name,generator", FFT_PLAN, ids=[name for name, _ in FFT_PLAN])
 def test_fft_matches_torch(name, generator, diff_device, diff_cases, diff_seed):
     cases = [_op_table.make_case(name, ["function"], "args", generator, diff_seed, i, owner="T.fft")
@@ -43,3 +52,15 @@ def test_every_fft_function_is_covered():
     public = {n for n in dir(torch.fft) if not n.startswith("_") and callable(getattr(torch.fft, n))
               and n != "Tensor"}
     assert public == set(_specs_complex.FFT)
+
+
+@pytest.mark.parametrize("name,generator", WINDOW_PLAN, ids=[name for name, _ in WINDOW_PLAN])
+def test_signal_window_matches_torch(name, generator, diff_device, diff_cases, diff_seed):
+    cases = [_op_table.make_case(name, ["function"], "args", generator, diff_seed, i, owner="T.signal.windows")
+             for i in range(diff_cases)]
+    _fail_if_any(f"signal.windows.{name}", diff_device, diff_seed, cases)
+
+
+def test_every_signal_window_is_covered():
+    from torch.signal import windows
+    assert set(windows.__all__) == set(_specs_complex.SIGNAL_WINDOWS)

@@ -387,3 +387,18 @@ def test_error_messages_match_torch():
         with pytest.raises(type(theirs.value)) as ours:
             fn(gputorch)
         assert str(ours.value) == str(theirs.value)
+
+
+def test_slice_inverse_is_the_base_of_a_slice_with_the_sources_layout(device):
+    base = gputorch.arange(18.0, device=device).reshape(6, 3)
+    part = base[1:5:2]
+    src = gputorch.zeros(8, 3, device=device)[1:7]       # layout only: offset 3, strides (3, 1)
+    whole = part.slice_inverse(gputorch.zeros(6, 3, device=device), 0, 1, 5, 2)
+    assert_close(whole, np.arange(18.0, dtype=np.float32).reshape(6, 3))
+    whole[0, 0] = 100.0                                    # a view of base's memory
+    assert base[0, 0].item() == 100.0
+    assert gputorch.slice_inverse(base[:, 1:], base.t(), 1, 1).stride() == (1, 3)
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        part.slice_inverse(src, 0, 1, 5, 2)
+    with pytest.raises(TypeError, match="src"):
+        part.slice_inverse([1, 2])

@@ -37,7 +37,30 @@ class SignBackward0(Node):
 
 
 class SgnBackward0(SignBackward0):
-    pass
+    """``sign`` for real tensors; ``s = z / |z|`` (0 where ``z`` is 0) for complex ones, whose
+    gradient (PyTorch's conjugate-Wirtinger convention) is ``(g - s Re(conj(g) s)) / |z|``, 0 where
+    ``z`` is 0: only the part of ``g`` that turns ``s`` along the unit circle moves it."""
+
+    saves_result = True
+
+    def forward(ctx, a):
+        ctx.complex = a._dtype.is_complex
+        if not ctx.complex:
+            return SignBackward0.forward(ctx, a)
+        ctx.save_for_backward(a)
+        x = a._data
+        size = xp_of(a).abs(x)
+        return x / (size + (size == 0))
+
+    def backward(ctx, grad):
+        if not ctx.complex:
+            return _zeros(grad)
+        (a,) = ctx.saved_values
+        s = ctx.saved_result
+        size = a.abs()
+        zero = size == 0
+        along = grad - s * (grad.conj() * s).real
+        return along / (size + zero) * ~zero
 
 
 def _rounding_input(op, a):

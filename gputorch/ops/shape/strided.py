@@ -15,7 +15,7 @@ from ...autograd.node import Node
 from .._common import require_tensor, xp_of
 from ..registry import tensor_method
 
-__all__ = ["as_strided", "as_strided_scatter", "is_same_size"]
+__all__ = ["as_strided", "as_strided_scatter", "is_same_size", "slice_inverse"]
 
 
 def _storage(t):
@@ -100,6 +100,19 @@ def as_strided(input, size, stride, storage_offset=None):
                            f"and itemsize {item} requiring a storage size of {needed * item} are out of bounds "
                            f"for storage of size {flat.size * item}")
     return apply_view(AsStridedBackward0, input, size, stride, offset)
+
+
+@tensor_method("slice_inverse")
+def slice_inverse(input, src, dim=0, start=None, end=None, step=1):
+    """The tensor that ``input`` is the slice ``start:end:step`` along ``dim`` of: a view of
+    ``input``'s storage with ``src``'s sizes, strides and storage offset (``src`` only gives the
+    layout; its values are not read). As in PyTorch, ``dim``, ``start``, ``end`` and ``step`` are
+    taken for the signature's sake and the layout comes from ``src`` alone, so the result reaches
+    outside ``input`` only where ``input`` really is a slice of a larger storage (otherwise the
+    out-of-bounds RuntimeError of ``as_strided``)."""
+    require_tensor("slice_inverse", input)
+    require_tensor("slice_inverse", src, "src", 2)
+    return as_strided(input, src.shape, src.stride(), src.storage_offset())
 
 
 @tensor_method("as_strided_scatter")

@@ -103,14 +103,19 @@ def _mH(self):
         return apply_view(PermuteBackward0, self, ())
     if ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {ndim}-D tensor.")
-    return apply_view(TransposeBackward0, self, ndim - 2, ndim - 1)
+    return _conjugated(apply_view(TransposeBackward0, self, ndim - 2, ndim - 1))
+
+
+def _conjugated(view):
+    """A complex transpose conjugated (materialised, as gputorch's ``conj``; real ones stay views)."""
+    return view.conj() if view._dtype.is_complex else view
 
 
 def _H(self):
     ndim = self._data.ndim
     if ndim not in (0, 2):
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.")
-    return apply_view(TransposeBackward0, self, 0, 1) if ndim == 2 else apply_view(TBackward0, self)
+    return _conjugated(apply_view(TransposeBackward0, self, 0, 1) if ndim == 2 else apply_view(TBackward0, self))
 
 
 tensor_method("T")(property(_T, doc="The tensor with its dims reversed."))
