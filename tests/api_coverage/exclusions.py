@@ -82,6 +82,9 @@ EXCLUDED = {
         (r"is_nested|nested_\w+|to_padded_tensor|is_quantized|is_meta|is_mps|is_xpu|is_ipu|is_xla|is_maia|"
          r"is_mtia|is_vulkan|mps|xpu|ipu|cpu_\w+|itemsize|nbytes",
          "nested tensors and other device kinds"),
+        (r"hash_tensor", "its result is uint64, one of the wide unsigned dtypes excluded above (torch itself "
+                         "computes it only for some input dtypes)"),
+        (r"index", "binds functorch's first-class dimensions (functorch.dim), which gputorch does not have"),
         (r"chalf|bfloat16", "casts to dtypes gputorch does not have: complex32 and bfloat16 (issue 13)"),
         (r"(map_|map2_|apply_)|record_stream|register_hook_\w+|smm|sspaddmm|lu|lstsq|solve|symeig|eig|"
          r"matrix_rank|triangular_solve|\w+_copy",
