@@ -1,13 +1,14 @@
 """Matrix powers and the matrix exponential (composites of matmul, inv and solve, so their
 gradients come from those ops).
 """
-import math
+import numpy as np
 
 from .._tensor import Tensor
 from ._linalg_common import SCALAR_NAME, write_out
 from .matmul import matmul
 from .matrix_inverse import inv, solve
 from .registry import tensor_method
+from .comparison import where
 
 __all__ = ["matrix_power", "matrix_exp"]
 
@@ -72,7 +73,9 @@ _THETA13 = 5.371920351148152
 @tensor_method("matrix_exp")
 def matrix_exp(A):
     """The matrix exponential ``sum_k A^k / k!`` of square ``A`` (..., n, n): scaling and squaring
-    around a degree-13 Pade approximant, all matrices of a batch scaled by the largest 1-norm."""
+    around a degree-13 Pade approximant. Each matrix of a batch is scaled by its own 1-norm and
+    squared back its own number of times (a batch-wide scale would square the small matrices
+    hundreds of times and lose all their precision when one matrix is huge)."""
     _check_square("matrix_exp", A)
     if A._dtype._category != 2:
         raise RuntimeError(f"linalg.matrix_exp: Expected a floating point or complex tensor as input. Got "
@@ -81,11 +84,15 @@ def matrix_exp(A):
         return A.clone()
     if A._dtype.itemsize < 4:    # half precision: computed in float32
         return matrix_exp(A.float()).to(A.dtype)
-    norm = float(abs(A._data).sum(-2).max())
-    steps = 0
-    if math.isfinite(norm) and norm > _THETA13:
-        steps = max(0, math.ceil(math.log2(norm / _THETA13)))
-    x = A / 2.0 ** steps if steps else A
+    norms = A._device.backend.to_numpy(abs(A._data).sum(-2).max(-1))      # (...,) 1-norms
+    steps = np.zeros(norms.shape, dtype=np.int64)
+    big = np.isfinite(norms) & (norms > _THETA13)
+    steps[big] = np.ceil(np.log2(norms[big] / _THETA13)).astype(np.int64)
+    most = int(steps.max()) if steps.size else 0
+    x = A
+    if most:
+        scale = _tensor_like(np.ldexp(1.0, steps)[..., None, None], A)
+        x = A / scale
     b = _PADE13
     eye = _identity_like(A)
     x2 = x @ x
@@ -94,6 +101,18 @@ def matrix_exp(A):
     odd = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2 + b[1] * eye)
     even = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 + b[0] * eye
     result = solve(even - odd, even + odd)
-    for _ in range(steps):
-        result = result @ result
+    if most and np.all(steps == most):
+        for _ in range(most):
+            result = result @ result
+    else:
+        for k in range(most):
+            still = _tensor_like((steps > k)[..., None, None], A, boolean=True)
+            result = where(still, result @ result, result)
     return result
+
+
+def _tensor_like(values, A, boolean=False):
+    """A constant tensor of NumPy ``values`` on ``A``'s device (A's dtype, or bool)."""
+    from .creation import tensor
+    from .. import _dtype
+    return tensor(values, dtype=_dtype.bool if boolean else A.dtype, device=A.device)

@@ -27,6 +27,8 @@ KNOWN = [
      "dtype support: refused with another exception family"),
     (r"^rsub$", r"argument alpha must not be a floating point number", "dtype support: float alpha with integers"),
     (r"^take_along_dim$", r"view size is not compatible", "lenient: torch's view of non-contiguous indices fails"),
+    (r"^matrix_exp$", r"^torch raised RuntimeError\(\"view size is not compatible",
+     "lenient: torch's half-precision matrix_exp views an expanded input and fails"),
     (r"^(__rpow__|nanmedian|trace|baddbmm_|hypot_?|logaddexp|nn\.SoftMarginLoss|F\.selu_|frac_)$",
      r"^error family: torch (RuntimeError|IndexError)", "dtype support: the order of argument checks differs"),
     # Argument parsing more lenient than torch's (accepts what torch refuses; never a wrong value).
@@ -105,6 +107,10 @@ KNOWN = [
      "uninitialised memory (e.g. 2.5e-323) on the CPU"),
     (r"^(atan2_?|arctan2_?|__pow__|__rpow__|pow_?)$", r"^grad of leaf \d: values differ at .*float64",
      "mixed precision: torch computes a float32 leaf's gradient term in float32 before widening"),
+    (r"^(F\.softmin|F\.softmax|F\.log_softmax|softmax|log_softmax|special\.softmax|special\.log_softmax)$",
+     r"^grad of leaf \d: values differ at .*float64",
+     "mixed precision: with dtype=float32 on a float64 input both backward passes run in float32 and round "
+     "differently (one float32 ulp), then widen; compared at float64 tolerance"),
     (r"^(nn\.InstanceNorm\dd|nn\.GroupNorm|nn\.BatchNorm\dd|F\.group_norm|F\.instance_norm)$",
      r"values differ at .* vs gputorch np\.float32\(0\.0\)",
      "numerics: over constant (expanded) inputs torch's float32 variance has rounding error (outputs "

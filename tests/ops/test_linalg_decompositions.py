@@ -464,3 +464,17 @@ def test_gradgradcheck(name, device):
     inputs = tuple(gt(a, device) for a in arrays)
     assert gradcheck(fn, inputs)
     assert gradgradcheck(fn, inputs)
+
+
+def test_matrix_exp_scales_each_matrix_of_a_batch_by_its_own_norm(device):
+    """A huge matrix beside small ones: a batch-wide scale would square the small ones ~128 times in
+    float32 and destroy them (found by the differential suite, seed 11)."""
+    from scipy.linalg import expm
+    small = np.array([[[-1.14, 1.29], [0.73, -0.43]], [[0.32, -0.32], [1.16, 0.83]]])
+    batch = np.concatenate([small, [[[-3e38, -2.27], [-0.92, -0.31]]]]).astype(np.float32)
+    got = gputorch.matrix_exp(gputorch.tensor(batch, device=device)).cpu().numpy()
+    for i in range(2):
+        np.testing.assert_allclose(got[i], expm(small[i]), rtol=1e-5, atol=1e-6)
+    x = gputorch.tensor(np.concatenate([small, small * 40]), dtype=gputorch.float64, device=device,
+                        requires_grad=True)
+    assert gputorch.autograd.gradcheck(gputorch.matrix_exp, (x,))
