@@ -91,7 +91,10 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     d = _integration_dim(y, dim)
     n = y._data.shape[d]
     if n == 0:
-        return _floating(y).narrow(d, 0, 0)
+        empty = _floating(y).narrow(d, 0, 0)
+        if isinstance(x, Tensor) and x.requires_grad:   # connected to x (zero gradient), as PyTorch's is
+            empty = empty + x.sum() * 0
+        return empty
     if isinstance(x, Tensor):
         areas = _spacing_along(y, x, d, "cumulative_trapezoid") * _pair_sums(y, d) / 2.0
     else:

@@ -348,7 +348,8 @@ class SoftshrinkBackward0(Node):
         xp = xp_of(a)
         ctx.save_for_backward(a)
         ctx.lambd = lambd
-        r = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0))
+        inner = xp.where(x != x, x, 0)            # NaN stays NaN, as in PyTorch
+        r = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, inner))
         return _finish(r.astype(x.dtype, copy=False), back)
 
     def backward(ctx, grad):
