@@ -28,6 +28,28 @@ def _scan(xp, fn, x, dim, reverse, dtype=None):
     return fn(x, dim, dtype)
 
 
+_WIDER_ON_CPU = {np.dtype(np.float32): np.dtype(np.float64), np.dtype(np.complex64): np.dtype(np.complex128)}
+
+
+def _accumulator(out, xp):
+    """The dtype a running sum or product of ``out`` accumulates in: float32 for float16, and on the
+    CPU double precision for float32 and complex64, as PyTorch's CPU kernels do (so a product that
+    passes through float32's overflow range and comes back is finite, as there)."""
+    if out == _F16:
+        return np.dtype(np.float32)
+    if xp is np:
+        return _WIDER_ON_CPU.get(out, out)
+    return out
+
+
+def _narrowed(r, out):
+    """The accumulated ``r`` in the result dtype ``out`` (values beyond its range become inf silently)."""
+    if r.dtype == out:
+        return r
+    with quiet_errors():
+        return r.astype(out)
+
+
 def _result_dtype(a, dtype):
     if dtype is not None:
         return dtype.np
@@ -43,9 +65,9 @@ class CumsumBackward0(Node):
         x = a._data
         if dtype is not None and x.dtype != out:
             x = x.astype(out)
-        acc = np.dtype(np.float32) if out == _F16 else out
+        acc = _accumulator(out, xp)
         r = _scan(xp, lambda v, ax, dt: xp.cumsum(v, axis=ax, dtype=dt), x, dim, reverse, acc)
-        return r.astype(out) if r.dtype != out else r
+        return _narrowed(r, out)
 
     def backward(ctx, grad):
         g = apply(CumsumBackward0, grad, ctx.dim, None, not ctx.reverse)
@@ -81,7 +103,7 @@ class CumprodBackward0(Node):
         ctx.dim = dim
         xp = xp_of(a)
         out = _result_dtype(a, None)
-        acc = np.dtype(np.float32) if out == _F16 else out
+        acc = _accumulator(out, xp)
         x = a._data
         if a._dtype.is_complex and x.ndim and x.shape[dim]:
             # PyTorch starts from 1 * x[0] in complex arithmetic: an infinite part makes NaNs there.
@@ -89,7 +111,7 @@ class CumprodBackward0(Node):
             first = (slice(None),) * dim + (slice(0, 1),)
             x[first] = x[first] * x.dtype.type(1)
         r = _scan(xp, lambda v, ax, dt: xp.cumprod(v, axis=ax, dtype=dt), x, dim, False, acc)
-        return r.astype(out) if r.dtype != out else r
+        return _narrowed(r, out)
 
     def backward(ctx, grad):
         (a,) = ctx.saved_values
@@ -150,7 +172,7 @@ def cumprod_(self, dim, *, dtype=None):
     """In-place running product along ``dim``."""
     if dtype is not None and _dtype.to_dtype(dtype) is not self._dtype:
         raise RuntimeError(f"cumprod_: dtype {dtype} does not match the tensor's dtype {self._dtype}")
-    if self._dtype is _dtype.bool and self._data.size:
+    if self._dtype is _dtype.bool and self._data.ndim and self._data.size:   # (torch runs no kernel for 0-d)
         raise NotImplementedError("\"cumprod_out_cpu\" not implemented for 'Bool'")
     if self._dtype._category != 2:   # integer products are computed in the tensor's own dtype
         return self.copy_(cumprod(self, dim))

@@ -174,3 +174,17 @@ def test_diff_dtypes_and_errors(device):
         x.diff(n=1.5)
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.diff(dim=2)
+
+
+def test_float32_running_sums_and_products_accumulate_in_double_on_the_cpu():
+    """As PyTorch's CPU kernels: a product through float32's overflow range comes back finite, and
+    small terms beside large ones are not lost (found by the differential suite, seed 11)."""
+    prod = gputorch.tensor([1e30, 1e30, 1e-30]).cumprod(0)
+    assert prod.dtype == gputorch.float32
+    assert prod.tolist() == [pytest.approx(1e30, rel=1e-6), float("inf"), pytest.approx(1e30, rel=1e-6)]
+    total = gputorch.tensor([1.0, 1e-8, 1e-8, -1.0]).cumsum(0).tolist()
+    assert total[-1] == pytest.approx(2e-8, rel=1e-6)
+    assert gputorch.tensor(True).cumprod_(0).item() is True                 # 0-d: no kernel, as in torch
+    torch = pytest.importorskip("torch")
+    x = np.array([3e38, 3e38, -3e38, 1.0], dtype=np.float32)
+    np.testing.assert_array_equal(gputorch.tensor(x).cumsum(0).numpy(), torch.tensor(x).cumsum(0).numpy())
