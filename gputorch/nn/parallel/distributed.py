@@ -130,14 +130,29 @@ class DistributedDataParallel(Module):
 
     def _sync_module_states(self):
         """Broadcast every parameter and buffer from rank 0 of the group."""
-        with no_grad():
-            for t in list(self.module.parameters()) + list(self.module.buffers()):
-                self._dist.broadcast(t.data, src=self.process_group.global_rank(0), group=self.process_group)
+        self._broadcast_coalesced(list(self.module.parameters()) + list(self.module.buffers()))
 
     def _sync_buffers(self):
+        self._broadcast_coalesced(list(self.module.buffers()))
+
+    def _broadcast_coalesced(self, tensors):
+        """Broadcast ``tensors`` from the group's rank 0 with one collective per dtype and device (their
+        values packed into one flat tensor, then copied back)."""
+        groups = {}
+        for t in tensors:
+            if t.numel():
+                groups.setdefault((t.dtype, t.device), []).append(t)
+        from ...ops.shape.joining import cat
+        root = self.process_group.global_rank(0)
         with no_grad():
-            for b in self.module.buffers():
-                self._dist.broadcast(b.data, src=self.process_group.global_rank(0), group=self.process_group)
+            for members in groups.values():
+                flat = cat([t.detach().reshape(-1) for t in members])
+                self._dist.broadcast(flat, src=root, group=self.process_group)
+                offset = 0
+                for t in members:
+                    n = t.numel()
+                    t.data.copy_(flat[offset:offset + n].view(t.shape))
+                    offset += n
 
     def forward(self, *inputs, **kwargs):
         if self.broadcast_buffers and self.training and self.require_forward_param_sync:
