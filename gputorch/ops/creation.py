@@ -586,14 +586,16 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     _check_float_requires_grad(dt, requires_grad)
     if not (math.isfinite(start) and math.isfinite(end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
     if dt.is_floating_point:
         first, delta = float(start), float(step)
     else:   # integer results count from the truncated start by the truncated step
         first, delta = int(start), int(step)
         if dt is _dtype.int64:      # and int64 also truncates the end before sizing
+            if delta == 0:          # a fractional step that truncates to 0 (PyTorch: ValueError here)
+                raise ValueError("step must be nonzero")
             start, end, step = first, int(end), delta
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if all(isinstance(v, int) for v in (start, end, step)):

@@ -27,6 +27,9 @@ KNOWN = [
      "dtype support: refused with another exception family"),
     (r"^rsub$", r"argument alpha must not be a floating point number", "dtype support: float alpha with integers"),
     (r"^take_along_dim$", r"view size is not compatible", "lenient: torch's view of non-contiguous indices fails"),
+    (r"^sparse_coo_tensor$", r"^out: values differ",
+     "torch bug: with invariant checks off (torch warns so), a strided values tensor is read as if it were "
+     "contiguous, filling positions no index names"),
     (r"^matrix_exp$", r"^torch raised RuntimeError\(\"view size is not compatible",
      "lenient: torch's half-precision matrix_exp views an expanded input and fails"),
     (r"^(__rpow__|nanmedian|trace|baddbmm_|hypot_?|logaddexp|nn\.SoftMarginLoss|F\.selu_|frac_)$",
