@@ -54,7 +54,7 @@ def render(report):
                  format_bytes(report.category_peaks[c])) for c in CATEGORIES]
     cat_rows.append(("total", format_bytes(report.peak_bytes), format_bytes(report.current_bytes), ""))
     used = [c for c in CATEGORIES if any(m[c] for m in report.by_module.values())]
-    mod_rows = [[_module(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
+    mod_rows = [[report.module_label(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
                 for p, cats in sorted(report.by_module.items(), key=lambda kv: -sum(kv[1].values()))]
     largest = [(format_bytes(d["bytes"]), d["category"], "x".join(map(str, d["shape"])) or "scalar", d["dtype"],
                 d["device"], d["op"], d["name"] or _module(d["module"]), d["step"], d["phase"]) for d in report.largest]

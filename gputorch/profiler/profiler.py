@@ -156,7 +156,8 @@ class MemoryProfiler:
         tracker = self.tracker
         live = tracker.live_records()
         return {"current": dict(tracker.current), "live": [(r, r.cat) for r in live], "step": tracker.step,
-                "time": tracker.now(), "views": views.collect(self._device_names(live), self._peaks)}
+                "time": tracker.now(), "views": views.collect(self._device_names(live), self._peaks),
+                "module_types": dict(self.observer.module_types), "graph": self.observer.graph}
 
     def _device_names(self, live):
         names = {r.device for r in live} | {r.device for r, _ in self.timeline.peak_live}
