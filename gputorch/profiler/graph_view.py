@@ -6,10 +6,11 @@ recorded them, leaves' accumulators show their parameter's name, and the ``top``
 filled red (the others shaded by what they hold).
 
 A graph of more than ``max_nodes`` nodes is folded so that it stays readable (a 6-layer transformer
-records thousands of nodes): modules deeper than some depth become one box each ("blocks.3
-(Block): 112 nodes, holds 12.0 MiB"), the depth chosen as the deepest that fits, with the top
-holders still drawn in their module's box; runs of sibling boxes of the same class, size and
-holding (``blocks.1`` ... ``blocks.4``) then merge into one (``blocks.1 ... blocks.4 (Block x4)``).
+records hundreds of nodes). First, repeated modules: of a run of numbered siblings that recorded
+the same ops and hold the same bytes (``blocks.0`` ... ``blocks.5``), the first is drawn and the
+others become one box ("blocks.1 ... blocks.5 (TransformerEncoderLayer x5): 48 nodes, holds
+10.50 MiB each"). Then, if still too large, every module below the deepest depth that fits
+becomes one box, except the top holders, which stay drawn inside their module's cluster.
 """
 from ._format import format_bytes
 from .categories import ACTIVATIONS
@@ -63,86 +64,88 @@ def _unique_held(nodes):
     return sum(held.values())
 
 
-def _fold(nodes, keep, depth):
-    """``{node id: box path}`` for the nodes folded at ``depth`` (modules of at least ``depth``
-    components, cut to ``depth``); the nodes in ``keep`` stay."""
-    folded = {}
+def _subtrees(nodes):
+    """``{module path: the nodes recorded inside it or its submodules}``."""
+    out = {}
     for n in nodes:
         parts = _parts(_node_module(n))
-        if n["id"] not in keep and len(parts) >= depth and depth > 0:
-            folded[n["id"]] = ".".join(parts[:depth])
-    return folded
+        for k in range(1, len(parts) + 1):
+            out.setdefault(".".join(parts[:k]), []).append(n)
+    return out
 
 
-def _merge_runs(boxes, types, keep):
-    """Merge runs of numbered sibling boxes (``a.1``, ``a.2``, ...) of one class with equal node
-    counts and holdings, leaving out the boxes in ``keep``: ``{box path: merged name}``."""
+def _fold_repeats(subtrees, types):
+    """Runs of numbered sibling modules (``blocks.0`` ... ``blocks.5``) that recorded the same ops
+    and hold the same bytes: the first of each run stays, the others fold into one box. Returns
+    ``({node id: box}, {box: (module path of its first member, members, nodes each, bytes each)})``."""
     by_parent = {}
-    for path in boxes:
+    for path in subtrees:
         parent, _, last = path.rpartition(".")
-        if last.isdigit() and path not in keep:
+        if last.isdigit():
             by_parent.setdefault(parent, []).append((int(last), path))
-    renamed = {}
-    for items in by_parent.values():
-        items.sort()
+    folded, boxes = {}, {}
+    for parent in sorted(by_parent, key=lambda p: len(_parts(p))):     # outer repeats first
         runs = []
-        for index, path in items:
-            prev = runs[-1][-1] if runs else None
-            if prev is not None and index == prev[0] + 1 and types.get(path) == types.get(prev[1]) \
-                    and boxes[path] == boxes[prev[1]]:
-                runs[-1].append((index, path))
+        for index, path in sorted(by_parent[parent]):
+            sig = (types.get(path), len(subtrees[path]), _unique_held(subtrees[path]),
+                   tuple(sorted(n["name"] for n in subtrees[path])))
+            if runs and runs[-1][-1][0] == index - 1 and runs[-1][-1][2] == sig:
+                runs[-1].append((index, path, sig))
             else:
-                runs.append([(index, path)])
+                runs.append([(index, path, sig)])
         for run in runs:
-            if len(run) > 1:
-                name = f"{run[0][1]} ... {run[-1][1]}"
-                renamed.update((path, name) for _, path in run)
-    return renamed
+            rest = [path for _, path, _ in run[1:]]
+            if not rest or any(n["id"] in folded for n in subtrees[rest[0]]):
+                continue
+            box = rest[0] if len(rest) == 1 else f"{rest[0]} ... {rest[-1]}"
+            boxes[box] = (rest[0], len(rest), len(subtrees[rest[0]]), _unique_held(subtrees[rest[0]]))
+            for path in rest:
+                folded.update((n["id"], box) for n in subtrees[path])
+    return folded, boxes
 
 
-def draw_graph(snapshot, module_types=None, max_nodes=120, top=8):
+def _fold_deep(nodes, subtrees, keep, folded, max_nodes):
+    """Fold modules below the deepest depth at which the drawing has at most ``max_nodes``
+    nodes (each such module one box; the nodes in ``keep`` stay): ``{node id: module path}``."""
+    rest = [n for n in nodes if n["id"] not in folded]
+    deepest = max((len(_parts(_node_module(n))) for n in rest), default=0)
+    out = {}
+    for depth in range(deepest, 0, -1):
+        out = {}
+        for n in rest:
+            parts = _parts(_node_module(n))
+            if n["id"] not in keep and len(parts) >= depth:
+                out[n["id"]] = ".".join(parts[:depth])
+        if len(set(out.values())) + len(set(folded.values())) + len(rest) - len(out) <= max_nodes:
+            break
+    return out
+
+
+def draw_graph(snapshot, module_types=None, max_nodes=80, top=8):
     """The ``graphviz.Digraph`` of a graph snapshot (see the module docstring)."""
     graphviz = _graphviz()
     types = module_types or {}
     nodes = snapshot["nodes"]
-    by_id = {n["id"]: n for n in nodes}
-    ranked = sorted((n for n in nodes if n["held"] > 0), key=lambda n: (-n["held"], n["id"]))
+    subtrees = _subtrees(nodes)
+    folded, boxes = _fold_repeats(subtrees, types) if len(nodes) > max_nodes else ({}, {})
+    ranked = sorted((n for n in nodes if n["held"] > 0 and n["id"] not in folded), key=lambda n: (-n["held"], n["id"]))
     holders = {n["id"] for n in ranked[:top]}
     largest = ranked[0]["held"] if ranked else 0
-
-    folded = {}
-    if len(nodes) > max_nodes:
-        deepest = max((len(_parts(_node_module(n))) for n in nodes), default=0)
-        for depth in range(deepest, 0, -1):
-            folded = _fold(nodes, holders, depth)
-            if len(set(folded.values())) + len(nodes) - len(folded) <= max_nodes:
-                break
-    members = {}
-    for nid, box in folded.items():
-        members.setdefault(box, []).append(by_id[nid])
-    boxes = {box: (len(ns), _unique_held(ns)) for box, ns in members.items()}
-    holders_in = {_node_module(by_id[h]) for h in holders}
-    holders_in |= {".".join(_parts(p)[:k]) for p in list(holders_in) if p for k in range(1, len(_parts(p)))}
-    merged = _merge_runs(boxes, types, holders_in)
+    if len(nodes) - len(folded) + len(boxes) > max_nodes:
+        deep = _fold_deep(nodes, subtrees, holders, folded, max_nodes)
+        for path in set(deep.values()):
+            boxes[path] = (path, 1, len(subtrees[path]), _unique_held(subtrees[path]))
+        folded.update(deep)
+    holder_modules = {".".join(_parts(_node_module(n))[:k]) for n in nodes if n["id"] in holders
+                      for k in range(1, len(_parts(_node_module(n))) + 1)}
 
     g = graphviz.Digraph("autograd_memory", graph_attr={
         "label": f"autograd graph at its fullest (step {snapshot['step']}): saved tensors hold "
                  f"{format_bytes(snapshot['held'])}; red: the {len(holders)} largest holders",
-        "labelloc": "t", "fontsize": "14", "rankdir": "TB", "compound": "true"},
+        "labelloc": "t", "fontsize": "14", "rankdir": "TB"},
         node_attr={"shape": "box", "style": "filled", "fontsize": "10", "height": "0.2",
                    "fontname": "monospace"})
-
-    def rep(nid):
-        box = folded.get(nid)
-        if box is None:
-            return f"n{nid}"
-        return "b_" + merged.get(box, box)
-
-    clusters = {}      # module path -> [(graphviz name, attrs)]
-
-    def place(path, name, attrs):
-        clusters.setdefault(path, []).append((name, attrs))
-
+    clusters = {}      # module path -> [(graphviz node name, attributes)]
     for n in nodes:
         if n["id"] in folded:
             continue
@@ -157,26 +160,23 @@ def draw_graph(snapshot, module_types=None, max_nodes=120, top=8):
         attrs = {"label": label, "fillcolor": fill, "tooltip": tip}
         if n["id"] in holders:
             attrs.update(fontcolor="white", penwidth="2")
-        place(_node_module(n), f"n{n['id']}", attrs)
-    done = set()
-    for box, (count, held) in boxes.items():
-        name = merged.get(box, box)
-        if name in done:
-            continue
-        done.add(name)
-        run = [b for b in boxes if merged.get(b, b) == name]
-        kind = types.get(box)
-        title = f"{name} ({kind} x{len(run)})" if len(run) > 1 else _label(box, types)
-        each = " each" if len(run) > 1 else ""
-        place(box if box in holders_in else _parent(box), "b_" + name, {
-            "label": f"{title}\n{count} nodes{each}, holds {format_bytes(held)}{each}", "shape": "box3d",
-            "fillcolor": _shade(held, largest * 4) if held else "#f0f0f0",
-            "tooltip": f"{len(run) * count} graph nodes folded"})
-
+        clusters.setdefault(_node_module(n), []).append((f"n{n['id']}", attrs))
+    for box, (first, count, each_nodes, each_held) in boxes.items():
+        kind = types.get(first)
+        if count > 1:
+            title = f"{box} ({kind} x{count})" if kind else f"{box} (x{count})"
+            body = f"{each_nodes} nodes, holds {format_bytes(each_held)} each"
+        else:
+            title, body = _label(box, types), f"{each_nodes} nodes, holds {format_bytes(each_held)}"
+        where = box if box in holder_modules else _parent(first)
+        clusters.setdefault(where, []).append((f"b_{box}", {
+            "label": f"{title}\n{body}", "shape": "box3d", "tooltip": f"{count * each_nodes} graph nodes folded",
+            "fillcolor": _shade(each_held, largest * 4) if each_held else "#f0f0f0"}))
     _emit_clusters(g, clusters, types)
     seen = set()
     for a, b in snapshot["edges"]:
-        ra, rb = rep(a), rep(b)
+        ra = f"b_{folded[a]}" if a in folded else f"n{a}"
+        rb = f"b_{folded[b]}" if b in folded else f"n{b}"
         if ra != rb and (ra, rb) not in seen:
             seen.add((ra, rb))
             g.edge(ra, rb)
@@ -207,3 +207,31 @@ def _emit_clusters(g, clusters, types):
     for name, attrs in clusters.get(None, ()):
         g.node(name, **attrs)
     emit(g, "")
+
+
+def graph_panel(report):
+    """The HTML report's graph panel: the drawing as inline SVG when Graphviz's ``dot`` program is
+    installed, else its DOT source with a note saying how to see it drawn ("" without a graph)."""
+    import html
+    import shutil
+    if report.autograd_graph is None:
+        return ""
+    head = ("<h2>What holds the activations: the autograd graph</h2><p>The graph when it held the most "
+            "(as a backward pass started): each node with the bytes its saved tensors hold (hover for "
+            "them), in the boxes of the modules that recorded them; red: the largest holders; repeated "
+            "modules drawn once.</p>")
+    try:
+        digraph = report.graph()
+    except ImportError as e:
+        return head + f"<p class=\"note\">{html.escape(str(e))}</p>"
+    if shutil.which("dot"):
+        try:
+            svg = digraph.pipe(format="svg").decode("utf-8")
+            return head + '<div class="graph">' + svg[svg.index("<svg"):] + "</div>"
+        except Exception as e:           # a broken Graphviz install: fall back to the source
+            note = f"Graphviz's dot failed ({html.escape(str(e).splitlines()[0])})"
+    else:
+        note = "Graphviz's dot program is not installed (apt install graphviz, brew install graphviz)"
+    return (head + f"<p class=\"note\">{note}: the graph's DOT source follows; paste it into any Graphviz "
+            "viewer or run <code>dot -Tsvg</code> on it.</p><pre class=\"dot\">"
+            + html.escape(digraph.source) + "</pre>")

@@ -3,13 +3,15 @@
 An interactive stacked timeline of bytes per category (hover for the values at a point, drag to
 zoom, double-click to zoom out, click a legend entry to hide a category, switch the x axis
 between time and event order), with phases as a coloured band and step boundaries as lines;
-then the tables of the printed report.
+then the tables of the printed report, with the autograd graph at its fullest drawn between them
+(``graph_view.py``).
 """
 import html
 import json
 
 from ._format import communication_rows, format_bytes
 from .categories import CATEGORIES
+from .graph_view import graph_panel
 from .views import GAP_NOTES
 
 __all__ = ["render"]
@@ -81,6 +83,7 @@ def render(report):
         "<h2>Modules at the peak</h2><p>Bytes attributed to each module itself (parameters, buffers, "
         "gradients and optimizer state to their parameter's module; anything else to the module running "
         "when it was made).</p>" + _table(["module"] + used + ["total"], mod_rows),
+        graph_panel(report),
         "<h2>Largest tensors at the peak</h2>" + _table(
             ["bytes", "category", "shape", "dtype", "device", "op", "module / name", "step", "phase"], largest),
     ]
@@ -114,6 +117,8 @@ td:first-child,th:first-child{text-align:left}table.wide td:last-child{text-alig
 #legend span.off{opacity:.35}#tip{position:absolute;background:#fff;border:1px solid #888;padding:4px 8px;
 font-size:12px;pointer-events:none;display:none;white-space:pre}.hint{color:#777;font-size:12px;margin-left:12px}
 svg{user-select:none}
+.graph{overflow:auto;max-height:900px;border:1px solid #ddd;margin:6px 0 18px}.graph svg{user-select:auto}
+pre.dot{max-height:300px;overflow:auto;background:#f6f6f6;padding:6px;font-size:11px}.note{color:#8a5a00}
 </style></head><body>
 __BODY__
 <script>

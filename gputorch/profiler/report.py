@@ -96,7 +96,7 @@ class MemoryReport:
         kind = self.module_types.get(path)
         return _name(path) if kind is None else f"{_name(path)} ({kind})"
 
-    def graph(self, max_nodes=120, top=8):
+    def graph(self, max_nodes=80, top=8):
         """The autograd graph at its fullest as a ``graphviz.Digraph``: each node with the bytes its
         saved tensors hold, nodes grouped by module, the ``top`` largest holders highlighted; graphs
         of more than ``max_nodes`` nodes fold each repeated module (``blocks.0`` ... ``blocks.5``) into
