@@ -216,7 +216,7 @@ def graph_panel(report):
     import shutil
     if report.autograd_graph is None:
         return ""
-    head = ("<h2>What holds the activations: the autograd graph</h2><p>The graph when it held the most "
+    head = ("<h2 id=\"graph\">What holds the activations: the autograd graph</h2><p>The graph when it held the most "
             "(as a backward pass started): each node with the bytes its saved tensors hold (hover for "
             "them), in the boxes of the modules that recorded them; red: the largest holders; repeated "
             "modules drawn once.</p>")
