@@ -29,6 +29,8 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 ``views``              per GPU: the allocator's and the device's views (see ``views.py``)
 ``communication``      marks of the collectives run while profiling (DistributedDataParallel's bucket
                        all-reduces, ...): dicts with name, seq, bytes, start, end (seconds), step, phase
+``scalars``            ``{tag: [[t, step, value], ...]}``: training curves recorded with
+                       ``MemoryProfiler.add_scalar`` (t in seconds on the timeline's axis)
 ``steps``, ``duration``
 """
 import json
@@ -71,6 +73,7 @@ class MemoryReport:
         now = state["live"]
         self.current_by_device = _group(now, lambda r: r.device)
         self.current_by_module = _group(now, lambda r: NO_MODULE if r.module is None else r.module)
+        self.scalars = dict(state.get("scalars") or {})
         self.module_types = dict(state.get("module_types") or {})
         self.autograd_graph = state.get("graph")
         self._tracker_devices = sorted({r.device for r, _ in now} | {r.device for r, _ in peak_live})
@@ -116,7 +119,8 @@ class MemoryReport:
             "checkpoint_savings": self.checkpoint_savings,
             "checkpoint_savings_at_peak": self.checkpoint_savings_at_peak, "leaks": self.leaks, "views": self.views,
             "steps": self.steps, "duration": self.duration, "categories": list(CATEGORIES),
-            "timeline": self.timeline, "communication": self.communication,
+            "timeline": self.timeline, "communication": self.communication, "scalars": self.scalars,
+            "module_types": self.module_types,
         }
 
     def save_json(self, path):
