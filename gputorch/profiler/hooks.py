@@ -26,6 +26,7 @@ import weakref
 from .. import _tensor
 from .._tensor import Tensor
 from ..autograd import engine, node
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..distributed import work as comm_work
 from ..nn.modules import module as nn_module
 from ..nn.parallel import _reducer as ddp_reducer
@@ -344,13 +345,15 @@ class Observer:
                 self.sync()
             tr.set_phase(FORWARD)
         calls.append(ModuleCall(path))
-        self.marks.mark(path)
+        if _GRAD_ENABLED.value:          # (no nodes are recorded without grad mode: no mark needed)
+            self.marks.mark(path)
 
     def post_forward(self, module, args, output):
         calls = self.tracker.calls
         if calls:
             calls.pop().active = False
-            self.marks.mark(calls[-1].path if calls else None)
+            if _GRAD_ENABLED.value:
+                self.marks.mark(calls[-1].path if calls else None)
 
     def on_graph(self, roots):
         """A backward pass starts: describe its graph, and keep it if it holds the most so far."""

@@ -170,3 +170,19 @@ def test_no_backward_no_graph():
     with pytest.raises(RuntimeError, match="no backward pass ran"):
         report.graph()
     assert "What holds the activations" not in render(report)
+
+
+def test_marks_stay_bounded(device):
+    """Module marks are only taken with grad mode on and forgotten a step after their graphs."""
+    model = mlp(device)
+    x, y = batch(device)
+    opt = gputorch.optim.SGD(model.parameters(), lr=0.1)
+    with MemoryProfiler(model, opt) as prof:
+        with gputorch.no_grad():
+            for _ in range(20):
+                model(x)
+        assert prof.observer.marks.seqs == []
+        for _ in range(10):
+            _train_step(model, x, y, opt)
+        kept = len(prof.observer.marks.seqs)
+    assert kept <= 2 * 2 * 6            # two steps' worth of forwards: 6 modules, 2 marks per call
