@@ -12,6 +12,7 @@ others become one box ("blocks.1 ... blocks.5 (TransformerEncoderLayer x5): 48 n
 10.50 MiB each"). Then, if still too large, every module below the deepest depth that fits
 becomes one box, except the top holders, which stay drawn inside their module's cluster.
 """
+from ..utils.viz import require_graphviz
 from ._format import format_bytes
 from .categories import ACTIVATIONS
 
@@ -20,15 +21,6 @@ __all__ = ["draw_graph"]
 _TOP_FILL = "#e15759"
 _SHADES = ("#ffffff", "#fdf0d5", "#fbd9a6", "#f8b878", "#f4904f")   # by share of the largest holder
 _PARAM_FILL = "lightblue"
-
-
-def _graphviz():
-    try:
-        import graphviz
-    except ImportError as e:
-        raise ImportError("drawing the autograd graph needs the graphviz package: pip install graphviz "
-                          "(rendering it to SVG or PNG also needs Graphviz's dot program: apt install graphviz)") from e
-    return graphviz
 
 
 def _parts(path):
@@ -123,7 +115,7 @@ def _fold_deep(nodes, subtrees, keep, folded, max_nodes):
 
 def draw_graph(snapshot, module_types=None, max_nodes=80, top=8):
     """The ``graphviz.Digraph`` of a graph snapshot (see the module docstring)."""
-    graphviz = _graphviz()
+    graphviz = require_graphviz("drawing the autograd graph")
     types = module_types or {}
     nodes = snapshot["nodes"]
     subtrees = _subtrees(nodes)

@@ -11,17 +11,18 @@ Needs the ``graphviz`` package; rendering to SVG or PNG (``dot.render``) also ne
 ``dot`` program (Debian: ``apt install graphviz``), while ``dot.source`` works without it.
 """
 
-__all__ = ["make_dot"]
+__all__ = ["make_dot", "require_graphviz"]
 
 _NODE_STYLE = {"style": "filled", "shape": "box", "align": "left", "fontsize": "10", "ranksep": "0.1",
                "height": "0.2", "fontname": "monospace"}
 
 
-def _graphviz():
+def require_graphviz(what):
+    """The ``graphviz`` module, or an ImportError saying that ``what`` needs it and how to install it."""
     try:
         import graphviz
     except ImportError as e:
-        raise ImportError("make_dot needs the graphviz package: pip install graphviz (rendering to SVG or PNG "
+        raise ImportError(f"{what} needs the graphviz package: pip install graphviz (rendering to SVG or PNG "
                           "also needs Graphviz's dot program: apt install graphviz)") from e
     return graphviz
 
@@ -68,7 +69,7 @@ def make_dot(var, params=None, show_attrs=False, show_saved=False, max_attr_char
     ``graphviz.Digraph``; ``params``: ``{name: tensor}`` (``dict(model.named_parameters())``)
     names the leaves. See the module docstring for what is drawn."""
     from .._tensor import Tensor
-    graphviz = _graphviz()
+    graphviz = require_graphviz("make_dot")
     if params is not None:
         if not all(isinstance(p, Tensor) for p in params.values()):
             raise TypeError("make_dot: params should map names to tensors")
