@@ -87,7 +87,8 @@ def render(report):
         "<h2>Categories</h2>" + _table(["category", "at peak", "now", "own max"], cat_rows),
         "<h2>Modules at the peak</h2><p>Bytes attributed to each module itself (parameters, buffers, "
         "gradients and optimizer state to their parameter's module; anything else to the module running "
-        "when it was made).</p>" + _table(["module"] + used + ["total"], mod_rows),
+        "when it was made, and what a backward pass makes to the module whose forward recorded the node "
+        "that made it).</p>" + _table(["module"] + used + ["total"], mod_rows),
         graph_panel(report),
         "<h2>Largest tensors at the peak</h2>" + _table(
             ["bytes", "category", "shape", "dtype", "device", "op", "module / name", "step", "phase"], largest),

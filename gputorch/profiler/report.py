@@ -10,7 +10,8 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 ``by_module``          ``{module path: {category: bytes}}`` at the peak, each storage counted once,
                        for the module it belongs to: parameters, buffers, gradients and optimizer
                        state to their parameter's module, anything else to the module that was
-                       running when it was made (``""`` is the model; ``"<no module>"``: made
+                       running when it was made (made by a backward pass: the module whose forward
+                       recorded the graph node; ``""`` is the model; ``"<no module>"``: made
                        outside every module, like the input batch or the loss)
 ``by_device``          ``{device: {category: bytes}}`` at the peak
 ``current_by_module``, ``current_by_device``  the same now
