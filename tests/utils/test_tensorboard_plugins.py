@@ -155,11 +155,22 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _get(url, body=None):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
 def test_tensorboard_server_serves_the_scalars(tmp_path):
-    """Start TensorBoard on a free loopback port and fetch the logged scalars over HTTP."""
+    """Start TensorBoard on a free loopback port and fetch the logged scalars over HTTP, then what its
+    Projector, PR Curves and HParams plugins make of the other summaries."""
     with SummaryWriter(str(tmp_path / "run1")) as w:
         for step in range(4):
             w.add_scalar("train/loss", 1.0 / (step + 1), step)
+        w.add_embedding(np.eye(3), metadata=["a", "b", "c"])
+        w.add_pr_curve("pr", np.array([0, 1, 1]), np.array([0.2, 0.9, 0.6]), 0)
+        w.add_hparams({"lr": 0.1}, {"hparam/loss": 0.25}, run_name="trial")
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "tensorboard.main", "--logdir", str(tmp_path), "--port",
                                str(port), "--host", "127.0.0.1", "--load_fast", "false"],
@@ -177,6 +188,16 @@ def test_tensorboard_server_serves_the_scalars(tmp_path):
                 time.sleep(0.5)
         assert points is not None, "tensorboard served no scalars within 90 s"
         assert [(step, value) for _, step, value in points] == [(s, pytest.approx(1.0 / (s + 1))) for s in range(4)]
+        base = f"http://127.0.0.1:{port}/data/plugin"
+        info = _get(f"{base}/projector/info?run=run1")["embeddings"][0]
+        assert info["tensorShape"] == [3, 3] and info["metadataPath"] == "00000/default/metadata.tsv"
+        assert "pr" in _get(f"{base}/pr_curves/tags")["run1"]
+        experiment = {}
+        while time.time() < deadline and not experiment.get("metricInfos"):   # the trial's run may load later
+            experiment = _get(f"{base}/hparams/experiment", {"experimentName": ""})
+            time.sleep(0.2)
+        assert [h["name"] for h in experiment["hparamInfos"]] == ["lr"]
+        assert [m["name"]["tag"] for m in experiment["metricInfos"]] == ["hparam/loss"]
     finally:
         server.terminate()
         server.wait(timeout=30)
