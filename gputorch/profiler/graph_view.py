@@ -96,11 +96,16 @@ def _fold_repeats(subtrees, types):
     return folded, boxes
 
 
-def _fold_deep(nodes, subtrees, keep, folded, max_nodes):
+def _fold_deep(nodes, keep, folded, max_nodes):
     """Fold modules below the deepest depth at which the drawing has at most ``max_nodes``
-    nodes (each such module one box; the nodes in ``keep`` stay): ``{node id: module path}``."""
+    nodes (each such module one box; the nodes in ``keep`` stay): ``{node id: box}``. If even
+    depth 1 is too many, the nodes of the model itself and those of no module fold too
+    (``<model>``, ``<no module>``): a graph of plain tensor code stays drawable."""
     rest = [n for n in nodes if n["id"] not in folded]
     deepest = max((len(_parts(_node_module(n))) for n in rest), default=0)
+
+    def size(out):
+        return len(set(out.values())) + len(set(folded.values())) + len(rest) - len(out)
     out = {}
     for depth in range(deepest, 0, -1):
         out = {}
@@ -108,8 +113,11 @@ def _fold_deep(nodes, subtrees, keep, folded, max_nodes):
             parts = _parts(_node_module(n))
             if n["id"] not in keep and len(parts) >= depth:
                 out[n["id"]] = ".".join(parts[:depth])
-        if len(set(out.values())) + len(set(folded.values())) + len(rest) - len(out) <= max_nodes:
-            break
+        if size(out) <= max_nodes:
+            return out
+    for n in rest:
+        if n["id"] not in keep and n["id"] not in out:
+            out[n["id"]] = "<no module>" if _node_module(n) is None else "<model>"
     return out
 
 
@@ -124,9 +132,13 @@ def draw_graph(snapshot, module_types=None, max_nodes=80, top=8):
     holders = {n["id"] for n in ranked[:top]}
     largest = ranked[0]["held"] if ranked else 0
     if len(nodes) - len(folded) + len(boxes) > max_nodes:
-        deep = _fold_deep(nodes, subtrees, holders, folded, max_nodes)
-        for path in set(deep.values()):
-            boxes[path] = (path, 1, len(subtrees[path]), _unique_held(subtrees[path]))
+        deep = _fold_deep(nodes, holders, folded, max_nodes)
+        members = {}
+        for n in nodes:
+            if n["id"] in deep:
+                members.setdefault(deep[n["id"]], []).append(n)
+        for box, inside in members.items():
+            boxes[box] = (box, 1, len(inside), _unique_held(inside))
         folded.update(deep)
     holder_modules = {".".join(_parts(_node_module(n))[:k]) for n in nodes if n["id"] in holders
                       for k in range(1, len(_parts(_node_module(n))) + 1)}

@@ -186,3 +186,20 @@ def test_marks_stay_bounded(device):
             _train_step(model, x, y, opt)
         kept = len(prof.observer.marks.seqs)
     assert kept <= 2 * 2 * 6            # two steps' worth of forwards: 6 modules, 2 marks per call
+
+
+def test_a_graph_outside_every_module_stays_drawable():
+    """Plain tensor code (no modules) records long graphs: they fold into one <no module> box
+    beside the top holders."""
+    pytest.importorskip("graphviz")
+    w = gputorch.randn(8, 8, requires_grad=True)
+    with MemoryProfiler() as prof:
+        h = gputorch.randn(4, 8)
+        for _ in range(100):
+            h = (h @ w).tanh()
+        h.sum().backward()
+    report = prof.report()
+    assert len(report.autograd_graph["nodes"]) > 200
+    source = report.graph(max_nodes=20, top=3).source
+    drawn = re.findall(r'^\s*("?[\w<>. ]+"?) \[', source, re.M)
+    assert len(drawn) <= 6 and "<no module>" in source and source.count('fillcolor="#e15759"') == 3
