@@ -356,7 +356,10 @@ class Observer:
                 self.marks.mark(calls[-1].path if calls else None)
 
     def on_graph(self, roots):
-        """A backward pass starts: describe its graph, and keep it if it holds the most so far."""
+        """A backward pass starts: describe its graph, and keep it if it holds the most so far (outer
+        passes only: a backward run inside one, as reentrant checkpointing does, is part of it)."""
+        if self._depth != 1:
+            return
         snapshot = capture_graph(roots, self.tracker, self.marks, self.param_names())
         if self.graph is None or snapshot["held"] > self.graph["held"]:
             self.graph = snapshot
