@@ -200,7 +200,8 @@ def main(argv=None):
                         help="mixed precision: float16 autocast and a GradScaler (float32 parameters)")
     parser.add_argument("--out", help="folder for the memory reports (HTML and JSON)")
     parser.add_argument("--tensorboard", metavar="DIR",
-                        help=TENSORBOARD_HELP + ", one run per checkpointing mode (DIR/checkpoint_off, DIR/checkpoint_on)")
+                        help=TENSORBOARD_HELP + ", one run per checkpointing mode "
+                                                "(DIR/checkpoint_off, DIR/checkpoint_on)")
     args = parser.parse_args(argv)
     for name in ("steps", "seq_len", "layers", "d_model", "batch_size"):
         if getattr(args, name) <= 0:
@@ -233,11 +234,12 @@ def main(argv=None):
     runs = {}
     for mode in (["off", "on"] if args.checkpoint == "both" else [args.checkpoint]):
         print(f"checkpointing {mode}:")
+        run = os.path.join(args.tensorboard, f"checkpoint_{mode}") if args.tensorboard else None
         runs[mode] = train(data, device, steps=args.steps, batch_size=args.batch_size, seq_len=args.seq_len,
                            d_model=args.d_model, layers=args.layers, dropout=args.dropout,
                            checkpoint=mode == "on", profile=True, amp=args.amp,
                            log_every=max(args.steps // 4, 1),
-                           tensorboard=os.path.join(args.tensorboard, f"checkpoint_{mode}") if args.tensorboard else None)
+                           tensorboard=run)
         if args.out:
             os.makedirs(args.out, exist_ok=True)
             runs[mode]["report"].save_html(os.path.join(args.out, f"checkpoint_{mode}.html"))

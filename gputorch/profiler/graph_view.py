@@ -10,13 +10,17 @@ records hundreds of nodes). First, repeated modules: of a run of numbered siblin
 the same ops and hold the same bytes (``blocks.0`` ... ``blocks.5``), the first is drawn and the
 others become one box ("blocks.1 ... blocks.5 (TransformerEncoderLayer x5): 48 nodes, holds
 10.50 MiB each"). Then, if still too large, every module below the deepest depth that fits
-becomes one box, except the top holders, which stay drawn inside their module's cluster.
+becomes one box, except the top holders, which stay drawn inside their module's cluster; nodes
+recorded outside every module fold into one ``<no module>`` box last.
+
+:func:`graph_panel` is the HTML report's section showing the drawing (as SVG when Graphviz's
+``dot`` program is installed, else as DOT source with a note).
 """
 from ..utils.viz import require_graphviz
 from ._format import format_bytes
 from .categories import ACTIVATIONS
 
-__all__ = ["draw_graph"]
+__all__ = ["draw_graph", "graph_panel"]
 
 _TOP_FILL = "#e15759"
 _SHADES = ("#ffffff", "#fdf0d5", "#fbd9a6", "#f8b878", "#f4904f")   # by share of the largest holder

@@ -3,7 +3,8 @@
 An interactive stacked timeline of bytes per category (hover for the values at a point, drag to
 zoom, double-click to zoom out, click a legend entry to hide a category, switch the x axis
 between time and event order), with phases as a coloured band and step boundaries as lines, and
-below it, on the same x axis, the training curves recorded by ``MemoryProfiler.add_scalar``; then the tables of the printed report, with the autograd graph at its fullest drawn between them
+below it, on the same x axis, the training curves recorded by ``MemoryProfiler.add_scalar``; then
+the tables of the printed report, with the autograd graph at its fullest drawn between them
 (``graph_view.py``).
 """
 import html
