@@ -201,3 +201,15 @@ def test_tensorboard_server_serves_the_scalars(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_purge_step_drops_the_crashed_runs_later_steps(tmp_path):
+    with SummaryWriter(str(tmp_path)) as w:
+        for step in range(8):
+            w.add_scalar("loss", float(step), step)
+    time.sleep(1.1)        # a later event file (their names hold the second they were made)
+    with SummaryWriter(str(tmp_path), purge_step=5) as w:
+        for step in range(5, 7):
+            w.add_scalar("loss", 100.0 + step, step)
+    got = [(e.step, e.value) for e in _reload(str(tmp_path)).Scalars("loss")]
+    assert got == [(0, 0.0), (1, 1.0), (2, 2.0), (3, 3.0), (4, 4.0), (5, 105.0), (6, 106.0)]

@@ -15,7 +15,7 @@ import socket
 import time
 
 import numpy as np
-from tensorboard.compat.proto.event_pb2 import Event
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
@@ -75,7 +75,7 @@ def histogram_proto(values, bins="tensorflow", max_bins=None):
 class SummaryWriter:
     """``SummaryWriter(log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
     filename_suffix="")``: a run directory (by default ``runs/<date>_<host><comment>``) and its event
-    file."""
+    file; ``purge_step`` makes TensorBoard drop what earlier files of the run logged from that step on."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
                  filename_suffix=""):
@@ -89,6 +89,11 @@ class SummaryWriter:
         self.filename_suffix = filename_suffix
         self._writer = EventFileWriter(self.log_dir, max_queue, flush_secs, filename_suffix)
         self._all_writers = {self.log_dir: self._writer}
+        if purge_step is not None:
+            # a session restart at ``purge_step``: TensorBoard drops the events of earlier files of
+            # this run from that step on (a run resumed from a checkpoint after a crash)
+            self._writer.add_event(Event(step=int(purge_step), wall_time=time.time(),
+                                         session_log=SessionLog(status=SessionLog.START)))
 
     def get_logdir(self):
         return self.log_dir
