@@ -8,8 +8,9 @@ Two things are kept while profiling:
   runs (``engine.NODE_HOOKS``), and what that node's backward allocates is charged to that module.
 - a *graph snapshot*: when a backward pass starts (``engine.GRAPH_HOOKS``), every saved tensor of
   its graph is still alive. The graph is walked from its roots and described as plain data (nodes,
-  edges, saved storages, bytes held); the snapshot holding the most activation bytes is kept, the
-  graph "at its fullest", which is where training's activation peak is. ``graph_view.py`` draws it.
+  edges, saved storages, bytes held) when more activation bytes are alive than at any earlier
+  backward start (so a steady training loop walks its graph once, not every step): the graph "at
+  its fullest", which is where training's activation peak is. ``graph_view.py`` draws it.
 """
 from bisect import bisect_right
 

@@ -22,10 +22,12 @@ from the first module called outside any other module; modules called outside th
 roots of their own, named ``"<ClassName>"``.
 """
 import weakref
+from bisect import bisect_right
 
 from .. import _tensor
 from .._tensor import Tensor
 from ..autograd import engine, node
+from ..autograd.node import AccumulateGrad
 from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..distributed import work as comm_work
 from ..nn.modules import module as nn_module
@@ -33,7 +35,7 @@ from ..nn.parallel import _reducer as ddp_reducer
 from ..nn.parameter import Parameter
 from ..optim import optimizer as optim_base
 from .autograd_graph import ModuleMarks, capture_graph
-from .categories import BUFFERS, COMMUNICATION, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
+from .categories import ACTIVATIONS, BUFFERS, COMMUNICATION, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
 from .phases import BACKWARD, FORWARD, OPTIMIZER, OTHER_PHASE
 from .tracker import ModuleCall
 
@@ -92,6 +94,7 @@ class Observer:
         self.module_types = {}                          # path -> class name of its module
         self.marks = ModuleMarks()                      # which module recorded each graph node
         self.graph = None                               # the fullest graph seen (autograd_graph.py)
+        self._graph_activations = 0                     # activation bytes alive when it was captured
         self._step_seq = None                           # graph sequence number at the last step end
         self.params = []                                # [(param, module path, full name)]
         self.param_info = {}                            # id(param) -> (module path, full name)
@@ -360,13 +363,21 @@ class Observer:
         passes only: a backward run inside one, as reentrant checkpointing does, is part of it)."""
         if self._depth != 1:
             return
-        snapshot = capture_graph(roots, self.tracker, self.marks, self.param_names())
-        if self.graph is None or snapshot["held"] > self.graph["held"]:
-            self.graph = snapshot
+        held = self.tracker.current[ACTIVATIONS]     # what all graphs hold now: only a new high is walked
+        if self.graph is not None and held <= self._graph_activations:
+            return
+        self.graph = capture_graph(roots, self.tracker, self.marks, self.param_names())
+        self._graph_activations = held
 
     def on_node(self, node):
-        """A node's backward is about to run: what it allocates belongs to its forward's module."""
-        self.tracker.backward_module = self.marks.module_of(node)
+        """A node's backward is about to run: what it allocates belongs to its forward's module
+        (``ModuleMarks.module_of``, inlined: this runs for every node)."""
+        if type(node) is AccumulateGrad:
+            self.tracker.backward_module = None
+            return
+        marks = self.marks
+        i = bisect_right(marks.seqs, node._sequence_nr)
+        self.tracker.backward_module = marks.paths[i - 1] if i else None
 
     def on_backward(self, begin):
         tr = self.tracker
