@@ -65,6 +65,8 @@ def _demo_options(parser):
                         help="folder for memory_report.html and .json (default ./gputorch-demo)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-progress", action="store_true", help="no tqdm progress bars")
+    parser.add_argument("--tensorboard", metavar="DIR", default=None,
+                        help="also log the loss and test accuracy for TensorBoard into DIR")
 
 
 def _swap_target(spec, device):
@@ -96,10 +98,15 @@ def _run_demo(args, device):
         os.makedirs(args.out, exist_ok=True)
     except OSError as e:
         raise CommandError(f"--out {args.out}: cannot create the folder ({e.strerror or e})", 2) from None
+    if args.tensorboard:
+        try:
+            import gputorch.utils.tensorboard  # noqa: F401
+        except ImportError as e:
+            raise CommandError(f"--tensorboard: {e}", 1) from None
     from .examples import demo
     try:
         demo.run(device, epochs=args.epochs or demo.EPOCHS, swap_to=swap_to, out_dir=args.out, seed=args.seed,
-                 progress=False if args.no_progress else None)
+                 progress=False if args.no_progress else None, tensorboard=args.tensorboard)
     except DatasetUnavailable as e:
         raise CommandError(str(e), 1) from None
     return 0

@@ -21,6 +21,13 @@ _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 # profiler's "backward" phase comes from here; empty, it costs one check per backward.
 RUN_HOOKS = []
 
+# Observers of the graph a backward pass runs: ``hook(roots)`` with its root nodes before any node
+# runs, and ``hook(node)`` in NODE_HOOKS before each node's hooks and backward. The memory profiler
+# draws the graph from the first and charges what a node's backward allocates from the second;
+# empty, they cost one check per backward and one per node.
+GRAPH_HOOKS = []
+NODE_HOOKS = []
+
 # Callbacks queued during a backward pass (``Variable._execution_engine.queue_callback``): one list
 # per running backward (reentrant backward nests), run in order once that backward's graph is done.
 _CALLBACKS = []
@@ -220,6 +227,9 @@ def _run(outputs, grads, retain_graph, create_graph, inputs, accumulate):
     if RUN_HOOKS:
         for hook in RUN_HOOKS:
             hook(True)
+    if GRAPH_HOOKS:
+        for hook in GRAPH_HOOKS:
+            hook([fn for fn, _, _ in roots])
     _CALLBACKS.append([])
     try:
         while ready:
@@ -229,6 +239,9 @@ def _run(outputs, grads, retain_graph, create_graph, inputs, accumulate):
                 grad_outputs = [None] * node._num_outputs
             # The node's hooks, backward and accumulation run with its gradients' device current
             # (a GPU other than the current one needs it; the CPU has no device context).
+            if NODE_HOOKS:
+                for hook in NODE_HOOKS:
+                    hook(node)
             dev_ctx = _device_context(grad_outputs)
             if dev_ctx is not None:
                 dev_ctx.__enter__()

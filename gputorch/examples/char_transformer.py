@@ -18,6 +18,7 @@ machine (about 250,000 characters).
 """
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 import time
@@ -26,6 +27,7 @@ import numpy as np
 
 import gputorch as torch
 from gputorch import nn
+from gputorch.examples.curves import TENSORBOARD_HELP, Curves
 from gputorch.utils.checkpoint import checkpoint as checkpoint_block
 
 
@@ -100,7 +102,8 @@ def causal_mask(t, device):
 
 
 def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=4, layers=2, lr=3e-3,
-          dropout=0.0, checkpoint=False, seed=0, profile=False, log_every=50, log=print, amp=False):
+          dropout=0.0, checkpoint=False, seed=0, profile=False, log_every=50, log=print, amp=False,
+          tensorboard=None):
     """Train a fresh model with AdamW; returns ``{"model", "losses", "seconds", "report"}``.
 
     ``amp``: mixed precision, the forward and the loss under ``autocast`` (float16) and the
@@ -108,6 +111,8 @@ def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=
 
     ``losses``: the training loss (nats per character) of every step. ``report``: the memory
     profiler's report when ``profile`` is set, else None. ``seconds``: training time per step.
+    The loss of every step goes to the report's training curves and, with ``tensorboard`` (a
+    folder), to TensorBoard.
     """
     torch.manual_seed(seed)
     model = CharTransformer(len(data.vocab), seq_len, d_model, heads, layers, dropout, checkpoint).to(device)
@@ -121,6 +126,7 @@ def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=
         from gputorch.profiler import MemoryProfiler
         profiler = MemoryProfiler(model=model, optimizer=optimizer)
         profiler.__enter__()
+    curves = Curves(tensorboard, profiler)
     start = time.perf_counter()
     try:
         for step in range(1, steps + 1):
@@ -133,9 +139,11 @@ def train(data, device, steps=200, batch_size=32, seq_len=64, d_model=64, heads=
             scaler.step(optimizer)
             scaler.update()
             losses.append(loss.item())
+            curves.add("loss", losses[-1], step)
             if step % log_every == 0 or step == steps:
                 log(f"  step {step:5d}  loss {np.mean(losses[-log_every:]):.3f} nats/char")
     finally:
+        curves.close()
         if profiler is not None:
             profiler.__exit__(None, None, None)
     return {"model": model, "losses": losses, "seconds": (time.perf_counter() - start) / steps,
@@ -191,6 +199,9 @@ def main(argv=None):
     parser.add_argument("--amp", action="store_true",
                         help="mixed precision: float16 autocast and a GradScaler (float32 parameters)")
     parser.add_argument("--out", help="folder for the memory reports (HTML and JSON)")
+    parser.add_argument("--tensorboard", metavar="DIR",
+                        help=TENSORBOARD_HELP + ", one run per checkpointing mode "
+                                                "(DIR/checkpoint_off, DIR/checkpoint_on)")
     args = parser.parse_args(argv)
     for name in ("steps", "seq_len", "layers", "d_model", "batch_size"):
         if getattr(args, name) <= 0:
@@ -223,12 +234,13 @@ def main(argv=None):
     runs = {}
     for mode in (["off", "on"] if args.checkpoint == "both" else [args.checkpoint]):
         print(f"checkpointing {mode}:")
+        run = os.path.join(args.tensorboard, f"checkpoint_{mode}") if args.tensorboard else None
         runs[mode] = train(data, device, steps=args.steps, batch_size=args.batch_size, seq_len=args.seq_len,
                            d_model=args.d_model, layers=args.layers, dropout=args.dropout,
                            checkpoint=mode == "on", profile=True, amp=args.amp,
-                           log_every=max(args.steps // 4, 1))
+                           log_every=max(args.steps // 4, 1),
+                           tensorboard=run)
         if args.out:
-            import os
             os.makedirs(args.out, exist_ok=True)
             runs[mode]["report"].save_html(os.path.join(args.out, f"checkpoint_{mode}.html"))
             runs[mode]["report"].save_json(os.path.join(args.out, f"checkpoint_{mode}.json"))

@@ -12,12 +12,15 @@ What it does, in order:
    on training there (``model.to(device)`` keeps every Parameter object, so the optimizer still
    holds them; its Adam state follows the parameters at the next step);
 4. prints the profiler's report and writes it as ``memory_report.html`` and
-   ``memory_report.json`` into ``out_dir``.
+   ``memory_report.json`` into ``out_dir``; the HTML page draws the training curves (loss per
+   epoch, test accuracy) under the memory timeline, and with ``tensorboard`` (a folder) they are
+   also logged for TensorBoard.
 """
 import os
 import time
 
 import gputorch as torch
+from gputorch.examples.curves import Curves
 from gputorch.examples.mnist1d import BATCH_SIZE, CNN, LEARNING_RATE, PUBLISHED_ACCURACY, accuracy, \
     batch_slices, load_mnist1d
 from gputorch.profiler import MemoryProfiler
@@ -45,7 +48,7 @@ def _optimizer_state_devices(optimizer):
 
 
 def run(device, epochs=EPOCHS, swap_to=None, out_dir="gputorch-demo", seed=0, log_every=None, progress=None,
-        say=print):
+        say=print, tensorboard=None):
     """Train, profile and report; returns a dict of what happened.
 
     ``device``/``swap_to`` are ``gputorch.device`` objects (``swap_to`` None: no swap, else the
@@ -53,7 +56,7 @@ def run(device, epochs=EPOCHS, swap_to=None, out_dir="gputorch-demo", seed=0, lo
     the loss/accuracy lines (default: a tenth of the run). ``progress``: True/False/None (tqdm
     bars always, never, or only on a terminal). The result has ``accuracy``, ``losses`` (mean
     training loss per epoch), ``moves`` (epoch, from, to), ``report`` (the MemoryReport),
-    ``files`` (written paths) and ``seconds``.
+    ``files`` (written paths) and ``seconds``. ``tensorboard``: a folder to log the curves into.
     """
     log_every = log_every or max(epochs // 10, 1)
     start = time.perf_counter()
@@ -72,6 +75,7 @@ def run(device, epochs=EPOCHS, swap_to=None, out_dir="gputorch-demo", seed=0, lo
     losses, moves = [], []
     train_start = time.perf_counter()
     with MemoryProfiler(model=model, optimizer=optimizer, max_samples=PROFILE_SAMPLES) as profiler:
+        curves = Curves(tensorboard, profiler)
         for epoch in range(1, epochs + 1):
             if swap_to is not None and epoch == epochs // 2 + 1:
                 before = device
@@ -93,12 +97,16 @@ def run(device, epochs=EPOCHS, swap_to=None, out_dir="gputorch-demo", seed=0, lo
                 total += loss.item()
                 count += 1
             losses.append(total / count)
+            curves.add("loss", losses[-1], profiler.step)
             if moves and epoch == moves[-1][0] + 1:
                 say(f"-- the first step on {device} moved Adam's state too: "
                     f"{', '.join(_optimizer_state_devices(optimizer))}; training continues")
             if epoch % log_every == 0 or epoch == epochs:
+                test_accuracy = accuracy(model, x_test, y_test)
+                curves.add("test accuracy", test_accuracy, profiler.step)
                 say(f"epoch {epoch:4d}/{epochs}  loss {losses[-1]:.4f}  test accuracy "
-                    f"{accuracy(model, x_test, y_test):6.1%}  ({time.perf_counter() - train_start:.1f} s)")
+                    f"{test_accuracy:6.1%}  ({time.perf_counter() - train_start:.1f} s)")
+    curves.close()
     acc = accuracy(model, data[2], data[3])
     say(f"\ntest accuracy {acc:.1%} on {device} (the MNIST-1D authors report ~{PUBLISHED_ACCURACY['cnn']:.0%} "
         f"for this CNN); trained in {time.perf_counter() - train_start:.1f} s\n")
@@ -109,5 +117,7 @@ def run(device, epochs=EPOCHS, swap_to=None, out_dir="gputorch-demo", seed=0, lo
     files = [report.save_html(os.path.join(out_dir, "memory_report.html")),
              report.save_json(os.path.join(out_dir, "memory_report.json"))]
     say(f"\nmemory report written to {os.path.abspath(files[0])} (open it in a browser) and {files[1]}")
+    if tensorboard:
+        say(f"training curves logged for TensorBoard: tensorboard --logdir {tensorboard}")
     return {"accuracy": acc, "losses": losses, "moves": moves, "report": report, "files": files,
             "seconds": time.perf_counter() - start}

@@ -23,6 +23,7 @@ Run all of them (a few minutes on a 2-core CPU)::
     python -m gputorch.examples.mnist1d [--models mlp cnn gru] [--shuffled] [--device auto]
 """
 import argparse
+import os
 import sys
 import time
 
@@ -30,6 +31,7 @@ import numpy as np
 
 import gputorch as torch
 from gputorch import nn
+from gputorch.examples.curves import TENSORBOARD_HELP, Curves
 
 TRAIN_STEPS = 6000
 BATCH_SIZE = 100
@@ -132,13 +134,14 @@ def accuracy(model, x, y, batch_size=BATCH_SIZE):
 
 
 def train(model, data, device, steps=TRAIN_STEPS, batch_size=BATCH_SIZE, lr=LEARNING_RATE, log_every=1000,
-          log=print):
+          log=print, curves=None):
     """Train ``model`` with Adam on ``data`` = ``load_mnist1d()``'s four arrays, ``steps`` minibatches.
 
     As the authors train: step ``k`` takes the ``batch_size`` rows starting at ``k * batch_size``
     (modulo the training set size) of the already shuffled data. Every ``log_every`` steps (and
     at the end) ``log`` gets one line with the step, the mean training loss since the last line
-    and the test accuracy. Returns the final test accuracy.
+    and the test accuracy, which also go to ``curves`` (``examples.curves.Curves``) when given.
+    Returns the final test accuracy.
     """
     x, y, x_test, y_test = (torch.tensor(a, device=device) for a in data)
     model.to(device)
@@ -154,8 +157,12 @@ def train(model, data, device, steps=TRAIN_STEPS, batch_size=BATCH_SIZE, lr=LEAR
             count += 1
             step += 1
             if step % log_every == 0 or step == steps:
+                test_accuracy = accuracy(model, x_test, y_test)
+                if curves is not None:
+                    curves.add("loss", running / count, step)
+                    curves.add("test accuracy", test_accuracy, step)
                 log(f"  step {step:5d}  loss {running / count:.4f}  test accuracy "
-                    f"{accuracy(model, x_test, y_test):.1%}  ({time.perf_counter() - start:.1f} s)")
+                    f"{test_accuracy:.1%}  ({time.perf_counter() - start:.1f} s)")
                 running, count = 0.0, 0
             if step == steps:
                 break
@@ -173,6 +180,8 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=TRAIN_STEPS, help=f"Adam steps (default {TRAIN_STEPS})")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     parser.add_argument("--seed", type=int, default=0, help="seed of the weight initialisation")
+    parser.add_argument("--tensorboard", metavar="DIR",
+                        help=TENSORBOARD_HELP + ", one run per model (DIR/cnn, DIR/cnn_shuffled, ...)")
     args = parser.parse_args(argv)
     if args.steps <= 0:
         parser.error(f"--steps must be positive, got {args.steps}")
@@ -189,8 +198,11 @@ def main(argv=None):
             label = f"{name.upper()}{' (shuffled)' if shuffled else ''}"
             print(f"{label} on {device}, {args.steps} steps:")
             torch.manual_seed(args.seed)
+            run = os.path.join(args.tensorboard, name + ("_shuffled" if shuffled else "")) if args.tensorboard else None
+            curves = Curves(run)
             acc = train(MODELS[name](), datasets[shuffled], device, steps=args.steps,
-                        log_every=max(args.steps // 6, 1))
+                        log_every=max(args.steps // 6, 1), curves=curves)
+            curves.close()
             results.append((label, acc, PUBLISHED_ACCURACY[name] if not shuffled else None))
     print("\nmodel            test accuracy   published")
     for label, acc, published in results:

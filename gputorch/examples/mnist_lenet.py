@@ -26,6 +26,7 @@ import numpy as np
 
 import gputorch as torch
 from gputorch import nn
+from gputorch.examples.curves import TENSORBOARD_HELP, Curves
 from gputorch.utils.data import DataLoader, Dataset
 
 FILES = {"train": ("train-images-idx3-ubyte", "train-labels-idx1-ubyte"),
@@ -175,15 +176,17 @@ def evaluate(model, loader, device):
     return correct / total
 
 
-def train(train_set, test_set, device, epochs=3, batch_size=64, lr=1e-3, workers=2, seed=0, log=print):
-    """Train LeNet-5 with Adam; returns ``(model, [test accuracy after each epoch])``."""
+def train(train_set, test_set, device, epochs=3, batch_size=64, lr=1e-3, workers=2, seed=0, log=print,
+          curves=None):
+    """Train LeNet-5 with Adam; returns ``(model, [test accuracy after each epoch])``. ``curves``
+    (``examples.curves.Curves``) gets the loss of every step and the test accuracy of every epoch."""
     torch.manual_seed(seed)
     model = lenet5().to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     loader = DataLoader(train_set, batch_size=batch_size, shuffle=True, num_workers=workers,
                         generator=torch.Generator().manual_seed(seed), persistent_workers=workers > 0)
     test_loader = DataLoader(test_set, batch_size=1000, num_workers=workers)
-    accuracies = []
+    accuracies, step = [], 0
     for epoch in range(1, epochs + 1):
         start, total, count = time.perf_counter(), 0.0, 0
         for x, y in loader:
@@ -193,7 +196,12 @@ def train(train_set, test_set, device, epochs=3, batch_size=64, lr=1e-3, workers
             optimizer.step()
             total += loss.item()
             count += 1
+            step += 1
+            if curves is not None:
+                curves.add("loss", loss.item(), step)
         accuracies.append(evaluate(model, test_loader, device))
+        if curves is not None:
+            curves.add("test accuracy", accuracies[-1], step)
         log(f"epoch {epoch}: loss {total / count:.4f}, test accuracy {accuracies[-1]:.2%} "
             f"({time.perf_counter() - start:.1f} s)")
     return model, accuracies
@@ -211,6 +219,7 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--workers", type=int, default=2, help="DataLoader worker processes")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N training images")
+    parser.add_argument("--tensorboard", metavar="DIR", help=TENSORBOARD_HELP)
     args = parser.parse_args(argv)
     for name in ("epochs", "batch_size"):
         if getattr(args, name) <= 0:
@@ -241,8 +250,10 @@ def main(argv=None):
         train_set = torch.utils.data.Subset(train_set, range(min(args.limit, len(train_set))))
     print(f"MNIST: {len(train_set)} training and {len(test_set)} test images; LeNet-5, Adam, batch "
           f"{args.batch_size}, {args.workers} workers, on {device}")
+    curves = Curves(args.tensorboard)
     _, accuracies = train(train_set, test_set, device, epochs=args.epochs, batch_size=args.batch_size,
-                          workers=args.workers)
+                          workers=args.workers, curves=curves)
+    curves.close()
     print(f"test accuracy {accuracies[-1]:.2%}")
     return 0
 

@@ -6,6 +6,9 @@ the profiler; with it off, each hook point costs one check of an empty list):
 - ``gputorch._tensor.CREATION_HOOKS``: every new Tensor (its storage is registered if new);
 - ``gputorch.autograd.node.SAVE_HOOKS``: every tensor saved for backward (activations);
 - ``gputorch.autograd.engine.RUN_HOOKS``: backward passes begin and end (phase "backward");
+- ``gputorch.autograd.engine.GRAPH_HOOKS`` and ``NODE_HOOKS``: the graph a backward pass runs (the
+  snapshot drawn by ``MemoryReport.graph()``) and each node as it runs (what its backward allocates
+  is charged to the module whose forward recorded it; see ``autograd_graph.py``);
 - global module forward pre/post hooks (phase "forward", the module stack, module paths);
 - global module parameter/buffer/submodule registration hooks (the module map is rebuilt);
 - global optimizer step pre/post hooks (phase "optimizer", steps, optimizer state);
@@ -19,16 +22,20 @@ from the first module called outside any other module; modules called outside th
 roots of their own, named ``"<ClassName>"``.
 """
 import weakref
+from bisect import bisect_right
 
 from .. import _tensor
 from .._tensor import Tensor
 from ..autograd import engine, node
+from ..autograd.node import AccumulateGrad
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..distributed import work as comm_work
 from ..nn.modules import module as nn_module
 from ..nn.parallel import _reducer as ddp_reducer
 from ..nn.parameter import Parameter
 from ..optim import optimizer as optim_base
-from .categories import BUFFERS, COMMUNICATION, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
+from .autograd_graph import ModuleMarks, capture_graph
+from .categories import ACTIVATIONS, BUFFERS, COMMUNICATION, GRADIENTS, OPTIMIZER_STATE, OTHER, PARAMETERS, RANK
 from .phases import BACKWARD, FORWARD, OPTIMIZER, OTHER_PHASE
 from .tracker import ModuleCall
 
@@ -84,6 +91,11 @@ class Observer:
         self.tracker = tracker
         self.roots = []                                 # [(module, path prefix)]
         self.paths = _ModulePaths()                     # module -> path
+        self.module_types = {}                          # path -> class name of its module
+        self.marks = ModuleMarks()                      # which module recorded each graph node
+        self.graph = None                               # the fullest graph seen (autograd_graph.py)
+        self._graph_activations = 0                     # activation bytes alive when it was captured
+        self._step_seq = None                           # graph sequence number at the last step end
         self.params = []                                # [(param, module path, full name)]
         self.param_info = {}                            # id(param) -> (module path, full name)
         self.buffers = []                               # [(module, attribute, module path, full name)]
@@ -114,6 +126,8 @@ class Observer:
         _tensor.CREATION_HOOKS.append(tr.on_tensor)
         node.SAVE_HOOKS.append(tr.on_saved)
         engine.RUN_HOOKS.append(self.on_backward)
+        engine.GRAPH_HOOKS.append(self.on_graph)
+        engine.NODE_HOOKS.append(self.on_node)
         ddp_reducer.BUCKET_HOOKS.append(self.on_bucket)
         comm_work.COMM_HOOKS.append(self.on_comm)
         for buffer in list(ddp_reducer.BUCKET_BUFFERS.values()):
@@ -136,6 +150,8 @@ class Observer:
         _remove(_tensor.CREATION_HOOKS, self.tracker.on_tensor)
         _remove(node.SAVE_HOOKS, self.tracker.on_saved)
         _remove(engine.RUN_HOOKS, self.on_backward)
+        _remove(engine.GRAPH_HOOKS, self.on_graph)
+        _remove(engine.NODE_HOOKS, self.on_node)
         _remove(ddp_reducer.BUCKET_HOOKS, self.on_bucket)
         _remove(comm_work.COMM_HOOKS, self.on_comm)
         for h in self._handles:
@@ -178,6 +194,7 @@ class Observer:
                 mpath = paths.get(m)
                 if mpath is None:
                     mpath = paths[m] = _join(prefix, name)
+                self.module_types[mpath] = type(m).__name__
                 for attr, p in m._parameters.items():
                     if p is not None and id(p) not in info:
                         full = _join(mpath, attr)
@@ -287,6 +304,7 @@ class Observer:
             return path
         if calls:           # a submodule made on the fly: named after its class, under its caller
             path = self.paths[module] = _join(calls[-1].path, f"<{type(module).__name__}>")
+            self.module_types[path] = type(module).__name__
             return path
         taken = {prefix for _, prefix in self.roots}
         if "" not in taken:
@@ -330,11 +348,36 @@ class Observer:
                 self.sync()
             tr.set_phase(FORWARD)
         calls.append(ModuleCall(path))
+        if _GRAD_ENABLED.value:          # (no nodes are recorded without grad mode: no mark needed)
+            self.marks.mark(path)
 
     def post_forward(self, module, args, output):
         calls = self.tracker.calls
         if calls:
             calls.pop().active = False
+            if _GRAD_ENABLED.value:
+                self.marks.mark(calls[-1].path if calls else None)
+
+    def on_graph(self, roots):
+        """A backward pass starts: describe its graph, and keep it if it holds the most so far (outer
+        passes only: a backward run inside one, as reentrant checkpointing does, is part of it)."""
+        if self._depth != 1:
+            return
+        held = self.tracker.current[ACTIVATIONS]     # what all graphs hold now: only a new high is walked
+        if self.graph is not None and held <= self._graph_activations:
+            return
+        self.graph = capture_graph(roots, self.tracker, self.marks, self.param_names())
+        self._graph_activations = held
+
+    def on_node(self, node):
+        """A node's backward is about to run: what it allocates belongs to its forward's module
+        (``ModuleMarks.module_of``, inlined: this runs for every node)."""
+        if type(node) is AccumulateGrad:
+            self.tracker.backward_module = None
+            return
+        marks = self.marks
+        i = bisect_right(marks.seqs, node._sequence_nr)
+        self.tracker.backward_module = marks.paths[i - 1] if i else None
 
     def on_backward(self, begin):
         tr = self.tracker
@@ -349,6 +392,7 @@ class Observer:
         else:
             self._depth -= 1
             if self._depth == 0:      # gradients were classified as they were accumulated
+                tr.backward_module = None
                 tr.end_backward()
                 tr.set_phase(self._resting_phase())
 
@@ -372,6 +416,9 @@ class Observer:
         self.in_step = False
         tr.set_phase(self._resting_phase())
         if opt is self.counted:
+            if self._step_seq is not None:      # graphs older than the last step are gone
+                self.marks.forget_before(self._step_seq)
+            self._step_seq = node.next_sequence_nr()
             if self.on_step_end is not None:
                 self.on_step_end()
             self.backward_seen = False

@@ -2,14 +2,17 @@
 
 An interactive stacked timeline of bytes per category (hover for the values at a point, drag to
 zoom, double-click to zoom out, click a legend entry to hide a category, switch the x axis
-between time and event order), with phases as a coloured band and step boundaries as lines;
-then the tables of the printed report.
+between time and event order), with phases as a coloured band and step boundaries as lines, and
+below it, on the same x axis, the training curves recorded by ``MemoryProfiler.add_scalar``; then
+the tables of the printed report, with the autograd graph at its fullest drawn between them
+(``graph_view.py``).
 """
 import html
 import json
 
 from ._format import communication_rows, format_bytes
 from .categories import CATEGORIES
+from .graph_view import graph_panel
 from .views import GAP_NOTES
 
 __all__ = ["render"]
@@ -17,6 +20,8 @@ __all__ = ["render"]
 MAX_POINTS = 20_000
 COLORS = {"parameters": "#4e79a7", "buffers": "#76b7b2", "gradients": "#f28e2c", "optimizer_state": "#e15759",
           "communication": "#b07aa1", "activations": "#59a14f", "temporaries": "#edc949", "other": "#bab0ab"}
+CURVE_HEIGHT = 120      # pixels per training curve under the timeline
+CURVE_COLORS = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2c")
 PHASE_COLORS = {"forward": "#a0cbe8", "backward": "#ffbe7d", "optimizer": "#ff9d9a", "other": "#e0e0e0"}
 
 
@@ -46,15 +51,16 @@ def _module(path):
 def render(report):
     samples = _thin(report.timeline)
     data = {"categories": list(CATEGORIES), "colors": COLORS, "phaseColors": PHASE_COLORS,
+            "curveHeight": CURVE_HEIGHT, "curveColors": CURVE_COLORS,
             "samples": [[s["t"], s["step"], s["phase"]] + [s[c] for c in CATEGORIES] for s in samples],
-            "peak": {"bytes": report.peak_bytes, "t": report.peak_time},
+            "peak": {"bytes": report.peak_bytes, "t": report.peak_time}, "scalars": report.scalars,
             "comm": [[m["start"], m["end"] if m["end"] is not None else m["start"], m["name"]]
                      for m in report.communication]}
     cat_rows = [(c, format_bytes(report.peak[c]), format_bytes(report.current[c]),
                  format_bytes(report.category_peaks[c])) for c in CATEGORIES]
     cat_rows.append(("total", format_bytes(report.peak_bytes), format_bytes(report.current_bytes), ""))
     used = [c for c in CATEGORIES if any(m[c] for m in report.by_module.values())]
-    mod_rows = [[_module(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
+    mod_rows = [[report.module_label(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
                 for p, cats in sorted(report.by_module.items(), key=lambda kv: -sum(kv[1].values()))]
     largest = [(format_bytes(d["bytes"]), d["category"], "x".join(map(str, d["shape"])) or "scalar", d["dtype"],
                 d["device"], d["op"], d["name"] or _module(d["module"]), d["step"], d["phase"]) for d in report.largest]
@@ -77,10 +83,14 @@ def render(report):
         '<label><input type="radio" name="x" value="index"> event order</label> '
         '<span class="hint">hover: values; drag: zoom; double-click: zoom out; legend: show/hide</span></div>',
         '<div id="legend"></div><svg id="chart" width="1100" height="420"></svg><div id="tip"></div>',
+        (f'<h2>Training curves</h2><svg id="curves" width="1100" height="{CURVE_HEIGHT * len(report.scalars)}">'
+         '</svg>' if report.scalars else ""),
         "<h2>Categories</h2>" + _table(["category", "at peak", "now", "own max"], cat_rows),
         "<h2>Modules at the peak</h2><p>Bytes attributed to each module itself (parameters, buffers, "
         "gradients and optimizer state to their parameter's module; anything else to the module running "
-        "when it was made).</p>" + _table(["module"] + used + ["total"], mod_rows),
+        "when it was made, and what a backward pass makes to the module whose forward recorded the node "
+        "that made it).</p>" + _table(["module"] + used + ["total"], mod_rows),
+        graph_panel(report),
         "<h2>Largest tensors at the peak</h2>" + _table(
             ["bytes", "category", "shape", "dtype", "device", "op", "module / name", "step", "phase"], largest),
     ]
@@ -114,6 +124,8 @@ td:first-child,th:first-child{text-align:left}table.wide td:last-child{text-alig
 #legend span.off{opacity:.35}#tip{position:absolute;background:#fff;border:1px solid #888;padding:4px 8px;
 font-size:12px;pointer-events:none;display:none;white-space:pre}.hint{color:#777;font-size:12px;margin-left:12px}
 svg{user-select:none}
+.graph{overflow:auto;max-height:900px;border:1px solid #ddd;margin:6px 0 18px}.graph svg{user-select:auto}
+pre.dot{max-height:300px;overflow:auto;background:#f6f6f6;padding:6px;font-size:11px}.note{color:#8a5a00}
 </style></head><body>
 __BODY__
 <script>
@@ -249,6 +261,39 @@ const D = __DATA__;
       drag = null; draw();
     });
     overlay.addEventListener('dblclick', () => { view = null; draw(); });
+    drawCurves(x0, x1, span);
+  }
+  // The training curves (MemoryProfiler.add_scalar) on the chart's x axis: seconds, or in event
+  // order the index of the first sample at or after each point's time.
+  function sampleAt(t) {
+    let lo = 0, hi = S.length - 1;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (S[mid][0] < t) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  function drawCurves(x0, x1, span) {
+    const cs = document.getElementById('curves');
+    if (!cs) return;
+    while (cs.firstChild) cs.removeChild(cs.firstChild);
+    // unzoomed, points after the last memory sample sit at the right edge
+    const CH = D.curveHeight, px = x => Math.min(L + (x - x0) / span * (W - L - R), W - R);
+    Object.keys(D.scalars).forEach((name, k) => {
+      const top = k * CH + 18, h = CH - 34, color = D.curveColors[k % D.curveColors.length];
+      const pts = D.scalars[name].map(p => [xmode === 'time' ? p[0] : sampleAt(p[0]), p[2], p[1]])
+        .filter(q => view === null || (q[0] >= x0 && q[0] <= x1));
+      let lo = Infinity, hi = -Infinity;
+      for (const q of pts) { lo = Math.min(lo, q[1]); hi = Math.max(hi, q[1]); }
+      if (!pts.length) { lo = 0; hi = 1; } else if (hi === lo) { hi = lo + 1; }
+      const py = v => top + (1 - (v - lo) / (hi - lo)) * h;
+      el('text', {x: L, y: top - 5, 'font-size': 12, fill: color}, cs).textContent = name;
+      el('line', {x1: L, x2: W - R, y1: top + h, y2: top + h, stroke: '#ccc'}, cs);
+      for (const v of [lo, hi])
+        el('text', {x: L - 6, y: py(v) + 4, 'text-anchor': 'end', 'font-size': 11}, cs).textContent = +v.toPrecision(4);
+      el('polyline', {points: pts.map(q => px(q[0]) + ',' + py(q[1])).join(' '), fill: 'none', stroke: color,
+                      'stroke-width': 1.5}, cs);
+      for (const q of pts)
+        el('circle', {cx: px(q[0]), cy: py(q[1]), r: 2.5, fill: color}, cs)
+          .appendChild(document.createElementNS(NS, 'title')).textContent = name + ' ' + q[1] + ' (step ' + q[2] + ')';
+    });
   }
   const legend = document.getElementById('legend');
   cats.forEach(c => {

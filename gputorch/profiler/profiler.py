@@ -10,6 +10,9 @@
     report = prof.report()
     print(report); report.save_html("memory.html")
 
+``prof.add_scalar("loss", loss.item())`` records a training curve beside the memory: the HTML
+report draws each tag on the memory timeline's time axis.
+
 Every storage behind a tensor is tracked from its creation to its deallocation (see
 ``tracker.py``), classified by its role (``categories.py``), and attributed to the module that was
 running when it was made; phases come from module forwards, the autograd engine and optimizer
@@ -73,6 +76,7 @@ class MemoryProfiler:
         self.observer = None
         self.running = False
         self._final = None
+        self.scalars = {}
         self._peaks = None
         self._duration = None
 
@@ -90,6 +94,7 @@ class MemoryProfiler:
                                  before_backward=self._before_backward)
         self.trace.clear()
         self._final = None
+        self.scalars = {}
         tracker.activate()
         _RUNNING.append(self)
         self.running = True
@@ -156,13 +161,23 @@ class MemoryProfiler:
         tracker = self.tracker
         live = tracker.live_records()
         return {"current": dict(tracker.current), "live": [(r, r.cat) for r in live], "step": tracker.step,
-                "time": tracker.now(), "views": views.collect(self._device_names(live), self._peaks)}
+                "time": tracker.now(), "views": views.collect(self._device_names(live), self._peaks),
+                "module_types": dict(self.observer.module_types), "graph": self.observer.graph}
 
     def _device_names(self, live):
         names = {r.device for r in live} | {r.device for r, _ in self.timeline.peak_live}
         if self.devices:
             names |= {d for d in self.devices if ":" in d}
         return sorted(names)
+
+    def add_scalar(self, tag, scalar_value, global_step=None):
+        """Record one point of the curve ``tag`` (a loss, an accuracy) now, at ``global_step``
+        (default: the optimizer steps completed so far), for the report's training curves."""
+        if not self.running:
+            raise RuntimeError("add_scalar records points while the MemoryProfiler runs")
+        value = scalar_value.item() if hasattr(scalar_value, "item") else scalar_value
+        step = self.tracker.step if global_step is None else int(global_step)
+        self.scalars.setdefault(str(tag), []).append([self.tracker.now(), step, float(value)])
 
     # ------------------------------------------------------------------ results
     @property
@@ -185,6 +200,7 @@ class MemoryProfiler:
         else:
             state = self._final
         leaks = list(self.leaks.findings) if self.leaks is not None else []
+        state = dict(state, scalars={tag: [list(p) for p in points] for tag, points in self.scalars.items()})
         return MemoryReport(self.timeline, state, leaks, self.tracker)
 
     def export_memory_snapshot(self, path):

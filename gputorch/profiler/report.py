@@ -10,7 +10,8 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 ``by_module``          ``{module path: {category: bytes}}`` at the peak, each storage counted once,
                        for the module it belongs to: parameters, buffers, gradients and optimizer
                        state to their parameter's module, anything else to the module that was
-                       running when it was made (``""`` is the model; ``"<no module>"``: made
+                       running when it was made (made by a backward pass: the module whose forward
+                       recorded the graph node; ``""`` is the model; ``"<no module>"``: made
                        outside every module, like the input batch or the loss)
 ``by_device``          ``{device: {category: bytes}}`` at the peak
 ``current_by_module``, ``current_by_device``  the same now
@@ -20,11 +21,17 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
                        module checkpointed (its activations held for its own ops alone, at the
                        moment the activations were highest; see ``checkpointing.py``)
 ``checkpoint_savings_at_peak``  the same at the moment of the (total) peak
+``module_types``       ``{module path: class name}`` (``"0": "Conv2d"``)
+``autograd_graph``     the autograd graph when it held the most activations (at the start of a backward
+                       pass), as plain data (see ``autograd_graph.py``); None if no backward ran.
+                       :meth:`MemoryReport.graph` draws it
 ``timeline``           samples ``{"t", "step", "phase", <category>: bytes}``
 ``leaks``              findings of the leak check (dicts with kind, step, bytes, module, op, message)
 ``views``              per GPU: the allocator's and the device's views (see ``views.py``)
 ``communication``      marks of the collectives run while profiling (DistributedDataParallel's bucket
                        all-reduces, ...): dicts with name, seq, bytes, start, end (seconds), step, phase
+``scalars``            ``{tag: [[t, step, value], ...]}``: training curves recorded with
+                       ``MemoryProfiler.add_scalar`` (t in seconds on the timeline's axis)
 ``steps``, ``duration``
 """
 import json
@@ -67,6 +74,9 @@ class MemoryReport:
         now = state["live"]
         self.current_by_device = _group(now, lambda r: r.device)
         self.current_by_module = _group(now, lambda r: NO_MODULE if r.module is None else r.module)
+        self.scalars = dict(state.get("scalars") or {})
+        self.module_types = dict(state.get("module_types") or {})
+        self.autograd_graph = state.get("graph")
         self._tracker_devices = sorted({r.device for r, _ in now} | {r.device for r, _ in peak_live})
 
     # ------------------------------------------------------------------ derived views
@@ -85,6 +95,21 @@ class MemoryReport:
                 out[p] = out.get(p, 0) + total
         return out
 
+    def module_label(self, path):
+        """A module path as the tables show it, with its class: ``"0 (Conv2d)"``, ``"<model> (Net)"``."""
+        kind = self.module_types.get(path)
+        return _name(path) if kind is None else f"{_name(path)} ({kind})"
+
+    def graph(self, max_nodes=80, top=8):
+        """The autograd graph at its fullest as a ``graphviz.Digraph``: each node with the bytes its
+        saved tensors hold, nodes grouped by module, the ``top`` largest holders highlighted; graphs
+        of more than ``max_nodes`` nodes fold each repeated module (``blocks.0`` ... ``blocks.5``) into
+        one box (see ``graph_view.py``). Needs the ``graphviz`` package."""
+        from .graph_view import draw_graph
+        if self.autograd_graph is None:
+            raise RuntimeError("no backward pass ran while profiling: there is no autograd graph to draw")
+        return draw_graph(self.autograd_graph, self.module_types, max_nodes=max_nodes, top=top)
+
     def to_dict(self):
         return {
             "peak_bytes": self.peak_bytes, "peak": self.peak, "peak_phase": self.peak_phase,
@@ -95,7 +120,8 @@ class MemoryReport:
             "checkpoint_savings": self.checkpoint_savings,
             "checkpoint_savings_at_peak": self.checkpoint_savings_at_peak, "leaks": self.leaks, "views": self.views,
             "steps": self.steps, "duration": self.duration, "categories": list(CATEGORIES),
-            "timeline": self.timeline, "communication": self.communication,
+            "timeline": self.timeline, "communication": self.communication, "scalars": self.scalars,
+            "module_types": self.module_types,
         }
 
     def save_json(self, path):
@@ -125,7 +151,7 @@ class MemoryReport:
         used = [c for c in CATEGORIES if any(m[c] for m in self.by_module.values())]
         top = sorted(self.by_module.items(), key=lambda kv: -sum(kv[1].values()))[:_TOP_MODULES]
         out.append(table(["module"] + used + ["total"],
-                         [[_name(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
+                         [[self.module_label(p)] + [format_bytes(cats[c]) for c in used] + [format_bytes(sum(cats.values()))]
                           for p, cats in top]))
         if len(self.by_module) > _TOP_MODULES:
             out.append(f"... and {len(self.by_module) - _TOP_MODULES} more modules")

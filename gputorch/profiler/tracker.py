@@ -79,7 +79,8 @@ class StorageRecord:
     """
 
     nreclass = 0          # category changes since creation
-    module = None         # module path: where it was made, or its parameter's module
+    module = None         # module path: where it was made (made by a backward: the module whose
+                          # forward recorded the node), or its parameter's module
     call = None           # the ModuleCall running when it was made (until it is freed)
     op = None             # grad_fn name of the op that made it (found lazily)
     fn = None             # the function that made it
@@ -155,6 +156,7 @@ class StorageTracker:
         self._new_category = OTHER  # the category of a storage made now (by phase)
         self.step = 0
         self.calls = []             # running module forwards, innermost last
+        self.backward_module = None  # the module whose forward recorded the node backward is running
         self.backward_created = []  # storages made by backward passes, to settle at the end
         self.optimizer_created = []  # storages made by an optimizer step, to settle after it
         self.grad_created = []      # storages made with grad mode on (may carry a graph): leak check
@@ -226,6 +228,8 @@ class StorageTracker:
         if calls:
             call = rec.call = calls[-1]
             rec.module = call.path
+        elif phase is BACKWARD:
+            rec.module = self.backward_module
         rec.step = self.step
         rec.phase = phase
         rec.t = t = perf_counter() - self.t0

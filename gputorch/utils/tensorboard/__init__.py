@@ -1,7 +1,8 @@
 """``torch.utils.tensorboard``: :class:`SummaryWriter` writes TensorBoard event files.
 
 Needs the ``tensorboard`` package (``pip install 'gputorch[tensorboard]'``), whose event-file writer
-and protocol buffers it uses, as PyTorch's does.
+and protocol buffers it uses, as PyTorch's does; ``add_figure`` also needs matplotlib (in the same
+extra).
 """
 try:
     import tensorboard  # noqa: F401

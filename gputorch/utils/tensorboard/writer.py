@@ -1,34 +1,29 @@
-"""``SummaryWriter``: scalars, groups of scalars, histograms, images and text as TensorBoard events.
+"""``SummaryWriter``: scalars, histograms, images, figures, text, PR curves, hyperparameters,
+embeddings and graphs for TensorBoard.
 
 Each call appends one ``Event`` (a ``Summary`` with the step and wall time) to the event file of
 the writer's run directory, through TensorBoard's own ``EventFileWriter`` (buffered, flushed every
 ``flush_secs`` and on ``flush()``/``close()``). ``add_scalars`` writes each scalar to a run of its
 own, ``<log_dir>/<main_tag>_<tag>``, as PyTorch does, so that TensorBoard draws them in one chart.
-Values may be Python numbers, NumPy arrays or tensors on any device.
+Values may be Python numbers, NumPy arrays or tensors on any device. The plugins' own formats
+live beside this file: ``hparams.py``, ``pr_curve.py``, ``projector.py`` (files, not events),
+``figure.py`` (matplotlib) and ``graph.py``.
 """
 import datetime
-import math
 import os
 import socket
-import struct
 import time
-import zlib
 
 import numpy as np
-from tensorboard.compat.proto.event_pb2 import Event
+from tensorboard.compat.proto.event_pb2 import Event, SessionLog
 from tensorboard.compat.proto.summary_pb2 import HistogramProto, Summary, SummaryMetadata
 from tensorboard.compat.proto.tensor_pb2 import TensorProto
 from tensorboard.compat.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
+from .images import as_numpy as _numpy, hwc_grid as _hwc, png
+
 __all__ = ["SummaryWriter"]
-
-
-def _numpy(value):
-    """A NumPy array of a number, a NumPy array or a tensor (moved to the host)."""
-    if hasattr(value, "detach") and hasattr(value, "cpu"):
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)
 
 
 def _scalar(value):
@@ -77,49 +72,10 @@ def histogram_proto(values, bins="tensorflow", max_bins=None):
                           bucket_limit=bucket_limits.tolist(), bucket=bucket_counts.astype(np.float64).tolist())
 
 
-def _hwc(image, dataformats):
-    """``image`` as an HWC uint8 array with 3 or 4 channels: floats are in [0, 1] (scaled by 255 and
-    clipped), one channel becomes grey RGB, ``N`` images (``NCHW``/``NHWC``) a grid of up to 8 columns."""
-    array = _numpy(image)
-    fmt = dataformats.upper()
-    if len(fmt) != array.ndim or len(set(fmt)) != len(fmt) or not set(fmt) <= set("NCHW"):
-        raise ValueError(f"dataformats {dataformats!r} does not describe an image of shape {tuple(array.shape)}")
-    if "C" not in fmt:
-        array, fmt = array[..., None], fmt + "C"
-    if "N" not in fmt:
-        array, fmt = array[None], "N" + fmt
-    array = np.transpose(array, [fmt.index(axis) for axis in "NHWC"])
-    if array.shape[-1] == 1:
-        array = np.repeat(array, 3, axis=-1)
-    if array.shape[-1] not in (3, 4):
-        raise ValueError(f"an image needs 1, 3 or 4 channels, got {array.shape[-1]}")
-    if array.dtype != np.uint8:
-        array = (array.astype(np.float64) * 255).clip(0, 255).astype(np.uint8)
-    n, h, w, c = array.shape
-    cols = min(n, 8)
-    rows = math.ceil(n / cols)
-    grid = np.zeros((rows * h, cols * w, c), dtype=np.uint8)
-    for i in range(n):
-        r, k = divmod(i, cols)
-        grid[r * h:(r + 1) * h, k * w:(k + 1) * w] = array[i]
-    return grid
-
-
-def png(hwc):
-    """PNG bytes of an HWC uint8 array (RGB or RGBA; no filtering, zlib-compressed)."""
-    h, w, c = hwc.shape
-    raw = b"".join(b"\x00" + row.tobytes() for row in np.ascontiguousarray(hwc))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    header = struct.pack(">IIBBBBB", w, h, 8, {3: 2, 4: 6}[c], 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
-
-
 class SummaryWriter:
     """``SummaryWriter(log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
     filename_suffix="")``: a run directory (by default ``runs/<date>_<host><comment>``) and its event
-    file."""
+    file; ``purge_step`` makes TensorBoard drop what earlier files of the run logged from that step on."""
 
     def __init__(self, log_dir=None, comment="", purge_step=None, max_queue=10, flush_secs=120,
                  filename_suffix=""):
@@ -133,6 +89,11 @@ class SummaryWriter:
         self.filename_suffix = filename_suffix
         self._writer = EventFileWriter(self.log_dir, max_queue, flush_secs, filename_suffix)
         self._all_writers = {self.log_dir: self._writer}
+        if purge_step is not None:
+            # a session restart at ``purge_step``: TensorBoard drops the events of earlier files of
+            # this run from that step on (a run resumed from a checkpoint after a crash)
+            self._writer.add_event(Event(step=int(purge_step), wall_time=time.time(),
+                                         session_log=SessionLog(status=SessionLog.START)))
 
     def get_logdir(self):
         return self.log_dir
@@ -180,6 +141,55 @@ class SummaryWriter:
                              tensor_shape=TensorShapeProto(dim=[TensorShapeProto.Dim(size=1)]))
         metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="text"))
         self._add(Summary.Value(tag=f"{tag}/text_summary", metadata=metadata, tensor=tensor), global_step, walltime)
+
+    def add_figure(self, tag, figure, global_step=None, close=True, walltime=None):
+        """A matplotlib figure (or a list of same-sized figures, drawn as one grid) as an image;
+        ``close`` closes the figures after drawing them (needs matplotlib)."""
+        from .figure import figure_to_hwc
+        if isinstance(figure, (list, tuple)):
+            pixels = np.stack([figure_to_hwc(f, close) for f in figure])
+            self.add_images(tag, pixels, global_step, walltime, dataformats="NHWC")
+        else:
+            self.add_image(tag, figure_to_hwc(figure, close), global_step, walltime, dataformats="HWC")
+
+    def add_pr_curve(self, tag, labels, predictions, global_step=None, num_thresholds=127, weights=None,
+                     walltime=None):
+        """The precision-recall curve of binary ``labels`` against ``predictions`` in [0, 1], at
+        ``num_thresholds`` thresholds spread evenly over [0, 1] (see ``pr_curve.py``)."""
+        from .pr_curve import pr_curve_counts, pr_curve_value
+        rows = pr_curve_counts(_numpy(labels), _numpy(predictions), num_thresholds,
+                               None if weights is None else _numpy(weights))
+        self._add(pr_curve_value(tag, rows, num_thresholds), global_step, walltime)
+
+    def add_pr_curve_raw(self, tag, true_positive_counts, false_positive_counts, true_negative_counts,
+                         false_negative_counts, precision, recall, global_step=None, num_thresholds=127,
+                         weights=None, walltime=None):
+        """A precision-recall curve from counts computed elsewhere (each ``num_thresholds`` long)."""
+        from .pr_curve import pr_curve_value
+        rows = [_numpy(v).reshape(-1) for v in (true_positive_counts, false_positive_counts, true_negative_counts,
+                                                false_negative_counts, precision, recall)]
+        self._add(pr_curve_value(tag, rows, num_thresholds), global_step, walltime)
+
+    def add_hparams(self, hparam_dict, metric_dict, hparam_domain_discrete=None, run_name=None,
+                    global_step=None):
+        """One trial for the HParams dashboard: its hyperparameters and, as scalars, its metrics, in
+        the run ``<log_dir>/<run_name>`` (by default the current time), as PyTorch does."""
+        from .hparams import hparams_summaries
+        summaries = hparams_summaries(hparam_dict, metric_dict, hparam_domain_discrete)
+        path = os.path.join(self.log_dir, run_name or str(time.time()))
+        with SummaryWriter(log_dir=path) as run:
+            for summary in summaries:
+                run._writer.add_event(Event(summary=summary, wall_time=time.time()))
+            for tag, value in metric_dict.items():
+                run.add_scalar(tag, value, global_step)
+
+    def add_embedding(self, mat, metadata=None, label_img=None, global_step=None, tag="default",
+                      metadata_header=None):
+        """Points (``mat``, ``(N, D)``) for the Projector, with optional labels (``metadata``, a
+        list, or rows under ``metadata_header``) and thumbnails (``label_img``, ``(N, C, H, W)``);
+        written as files under ``<log_dir>/<global_step>/<tag>`` (see ``projector.py``)."""
+        from .projector import write_embedding
+        write_embedding(self.log_dir, mat, metadata, label_img, global_step, tag, metadata_header)
 
     def add_graph(self, model, input_to_model=None, verbose=False, use_strict_trace=True):
         """The graph of ``model(*input_to_model)`` for TensorBoard's Graphs tab, traced by
