@@ -22,6 +22,8 @@ next_sequence_nr = _sequence.__next__
 # profiler registers here; empty, it costs one check per saved tensor.
 SAVE_HOOKS = []
 
+from .saved_names import SAVED_NAMES  # noqa: E402
+
 
 class Node:
     """A backward function in the autograd graph (``tensor.grad_fn``)."""
@@ -78,6 +80,26 @@ class Node:
         self._saved = None
         if self.saves_result:
             self._result_saved = None
+
+    # -- PyTorch's ``_saved_<name>`` attributes (saved_names.py) ---------------
+    def __getattr__(self, name):
+        if name.startswith("_saved_"):
+            key = name[7:]
+            if key == "result" and self.saves_result:
+                return self.saved_result
+            names = SAVED_NAMES.get(type(self).__name__, ())
+            if key in names:
+                saved = self._saved
+                if saved is None:
+                    raise RuntimeError(_FREED_MESSAGE)
+                return saved[names.index(key)].unpack(self)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        names = ["_saved_" + n for n in SAVED_NAMES.get(type(self).__name__, ()) if n]
+        if self.saves_result:
+            names.append("_saved_result")
+        return sorted(set(super().__dir__()) | set(names))
 
     # -- introspection (PyTorch's Node API) ----------------------------------
     def name(self):

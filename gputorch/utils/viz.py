@@ -33,14 +33,17 @@ def _size(tensor):
 
 def _saved_entries(fn):
     """``[(name, tensor or value)]`` that a node holds for backward (none once backward freed them)."""
+    from ..autograd.saved_names import SAVED_NAMES
     entries = []
     saved = getattr(fn, "_saved", None)
+    names = SAVED_NAMES.get(type(fn).__name__, ())
     if saved:
         for i, s in enumerate(saved):
             value = getattr(s, "tensor", None)
             if value is None:
                 value = getattr(s, "packed", getattr(s, "value", None))
-            entries.append((f"saved_{i}", value))
+            name = names[i] if i < len(names) and names[i] else f"saved_{i}"   # PyTorch's name where known
+            entries.append((name, value))
     result = getattr(fn, "_result_saved", None)
     if result is not None and getattr(result, "tensor", None) is not None:
         entries.append(("result", result.tensor))
