@@ -15,6 +15,7 @@ from . import _dtype
 from ._device import device as Device
 from ._tracing import STATE as _TRACING
 from ._layouts import strided as _STRIDED
+from ._size import Size as _Size
 from .autograd import grad_mode
 from .autograd.node import grad_accumulator
 from .backends.cpu import ZeroDimArray as _ZeroDimArray, keep_zero_dim as _keep_zero_dim
@@ -153,13 +154,11 @@ class Tensor:
     # ---------------------------------------------------------------- metadata
     @property
     def shape(self):
-        from ._size import Size
-        return Size(self._data.shape)
+        return _Size(self._data.shape)
 
     def size(self, dim=None):
-        from ._size import Size
         if dim is None:
-            return Size(self._data.shape)
+            return _Size(self._data.shape)
         return self._data.shape[self._wrap_dim(dim)]
 
     def _wrap_dim(self, dim, ndim=None):

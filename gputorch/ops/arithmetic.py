@@ -7,7 +7,7 @@ from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, xp_of
+from ._common import _FAST_OPERANDS, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
 from .complex_numbers import unit_phase
 from .registry import reflected, tensor_method
 
@@ -116,7 +116,6 @@ def _meta(x):
 
 def _reduce_to(grad, meta):
     """A broadcast gradient summed down to an operand's shape and cast to its dtype."""
-    from ._common import sum_to_shape
     grad = sum_to_shape(grad, meta[0])
     return grad if grad._dtype is meta[1] else cast_grad(grad, meta[1])
 
