@@ -8,6 +8,7 @@ from ._linalg_common import SCALAR_NAME, write_out
 from .matmul import matmul
 from .matrix_inverse import inv, solve
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["matrix_power", "matrix_exp"]
 
@@ -70,6 +71,7 @@ _THETA13 = 5.371920351148152
 
 
 @tensor_method("matrix_exp")
+@autocast_function("matrix_exp")
 def matrix_exp(A):
     """The matrix exponential ``sum_k A^k / k!`` of square ``A`` (..., n, n): scaling and squaring
     around a degree-13 Pade approximant, all matrices of a batch scaled by the largest 1-norm."""

@@ -118,6 +118,7 @@ def linear(input, weight, bias=None):
     return apply(LinearBackward0, input, weight, bias)
 
 
+@autocast_function("bilinear")
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
 
