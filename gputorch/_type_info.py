@@ -22,6 +22,12 @@ def _read_dtype(who, value):
     raise TypeError(f"{who}(): argument 'type' (position 1) must be torch.dtype, not {type(value).__name__}")
 
 
+def _ml_dtypes_finfo(dt):
+    """The limits of a dtype NumPy does not know (bfloat16), from ``ml_dtypes``."""
+    import ml_dtypes
+    return ml_dtypes.finfo(_dtype.require_numpy_dtype(dt))
+
+
 class finfo:
     """Limits of a floating-point dtype (the default dtype when none is given)."""
 
@@ -32,7 +38,7 @@ class finfo:
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type, got {dt}. "
                             "Use torch.iinfo to handle integer types")
-        info = np.finfo(dt.np)
+        info = np.finfo(dt.np) if dt.np.kind == "f" else _ml_dtypes_finfo(dt)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

@@ -2,8 +2,8 @@
 
 Inside ``with gputorch.autocast("cuda"):`` an op of the *lower-precision* class (matrix products,
 linear, convolutions) gets its floating-point inputs cast to the region's dtype (float16), an op of
-the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 inputs
-cast to float32, and every other op runs on its inputs as they come. float64 inputs are never cast
+the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 and
+bfloat16 inputs cast to float32, an op of the *promote* class runs in its widest input type, and every other op runs on its inputs as they come. float64 inputs are never cast
 down. The casts are ordinary differentiable ops (gradients flow back to the float32 parameters),
 and a region caches the cast of each leaf that requires grad (a parameter is cast once per region
 when ``cache_enabled``).
@@ -11,12 +11,14 @@ when ``cache_enabled``).
 The state is thread-local and per device type; regions nest (an inner region may disable or change
 the dtype). The backward pass runs outside autocast, as in PyTorch (the engine switches it off).
 
-The op classes are PyTorch's lists for each device type (its CPU and CUDA lists differ), written
-as graph-node names (ops implemented as one node) and as functions (composite ops, whose wrapper
-casts on entry: see :func:`autocast_function`). ``bfloat16`` does not exist in gputorch yet, so a
-CPU region, whose default dtype in PyTorch is bfloat16, needs ``dtype=gputorch.float16`` (slow on a
-CPU, but correct: for tests and for checking a model before it goes to a GPU); without it the region
-warns and stays disabled, as PyTorch does for an unsupported dtype.
+The op classes are PyTorch's lists for each device type (its CPU and CUDA lists differ), kept in
+:mod:`.op_lists` as graph-node names (ops implemented as one node) and as functions (composite ops,
+whose wrapper casts on entry and runs the body with autocast off: see :func:`autocast_function`).
+A region's dtype is float16 or bfloat16; the default is float16 on CUDA and bfloat16 on the CPU, as
+in PyTorch. bfloat16 needs ``ml_dtypes`` and exists on the CPU only (:mod:`gputorch._bfloat16`), so
+a CUDA region with ``dtype=gputorch.bfloat16`` warns and stays disabled, as PyTorch does for an
+unsupported dtype. ``dtype=gputorch.float16`` on the CPU is slow but correct: for tests and for
+checking a model before it goes to a GPU.
 """
 import functools
 import threading
@@ -115,7 +117,7 @@ def _lower_eligible(dt):
 
 
 def _fp32_eligible(dt):
-    return dt is _dtype.float16
+    return dt is _dtype.float16 or dt is _dtype.bfloat16
 
 
 def _widest(args):
@@ -184,6 +186,17 @@ def autocast_function(name):
     return wrap
 
 
+def _unsupported(device_type, dtype):
+    """Why ``dtype`` cannot be a region's dtype on ``device_type`` (None when it can)."""
+    if dtype not in (_dtype.float16, _dtype.bfloat16):
+        return f"{dtype} is no lower-precision floating type; use gputorch.float16 or gputorch.bfloat16"
+    if dtype is _dtype.bfloat16 and dtype.np is None:
+        return "bfloat16 needs the ml_dtypes package (pip install ml_dtypes); or pass dtype=gputorch.float16"
+    if dtype is _dtype.bfloat16 and device_type != "cpu":
+        return "gputorch computes in bfloat16 on the CPU only; use dtype=gputorch.float16"
+    return None
+
+
 def _refresh():
     STATE.active = tuple(d for d, (on, _) in STATE.regions.items() if on)
 
@@ -204,19 +217,12 @@ class autocast:
                           "disabling autocast.", UserWarning, stacklevel=2)
             self._enabled = False
         if self.fast_dtype is None:
-            name = DEFAULT_DTYPE[self.device] if self.device in DEFAULT_DTYPE else "float16"
-            self.fast_dtype = getattr(_dtype, name, None)
-            if self.fast_dtype is None:
-                if self._enabled:
-                    warnings.warn(f"In {self.device.upper()} autocast, the default dtype is {name}, which "
-                                  "gputorch does not have yet: disabling autocast (pass "
-                                  "dtype=gputorch.float16).", UserWarning, stacklevel=2)
-                self._enabled = False
-                self.fast_dtype = _dtype.float16
-        elif self.fast_dtype not in (_dtype.float16,):
+            self.fast_dtype = getattr(_dtype, DEFAULT_DTYPE.get(self.device, "float16"))
+        reason = _unsupported(self.device, self.fast_dtype)
+        if reason is not None:
             if self._enabled:
-                warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported. "
-                              "Disabling autocast.", UserWarning, stacklevel=2)
+                warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported "
+                              f"({reason}). Disabling autocast.", UserWarning, stacklevel=2)
             self._enabled = False
 
     def __enter__(self):

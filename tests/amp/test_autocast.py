@@ -243,14 +243,35 @@ def test_nesting_threads_decorator_and_cache(device):
 
 
 def test_unsupported_dtypes_disable_with_a_warning():
-    with pytest.warns(UserWarning, match="bfloat16, which gputorch does not have yet"):
-        region = gputorch.autocast("cpu")
+    with pytest.warns(UserWarning, match="computes in bfloat16 on the CPU only"):
+        region = gputorch.autocast("cuda", dtype=gputorch.bfloat16)
     with region:
-        assert not gputorch.is_autocast_enabled("cpu")
+        assert not gputorch.is_autocast_enabled("cuda")
     with pytest.warns(UserWarning, match="target dtype is not supported"):
         gputorch.autocast("cuda", dtype=gputorch.float64)
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         gputorch.autocast(gputorch.device("cpu"))
+
+
+def test_cpu_default_is_bfloat16_like_torch():
+    """A CPU region without a dtype runs in bfloat16, as torch's; the classes and the values follow
+    torch's CPU autocast (bfloat16 products are computed in float32 and rounded, as torch's are)."""
+    torch = pytest.importorskip("torch")
+    assert gputorch.get_autocast_dtype("cpu") is gputorch.bfloat16
+    outs = []
+    for lib in (gputorch, torch):
+        w = lib.tensor(W, requires_grad=True)
+        with lib.autocast("cpu"):
+            assert lib.is_autocast_enabled("cpu") and lib.get_autocast_dtype("cpu") is lib.bfloat16
+            y = lib.nn.functional.linear(lib.tensor(A), w)
+            loss = lib.nn.functional.cross_entropy(y, lib.tensor(LABELS))
+            assert y.dtype is lib.bfloat16 and loss.dtype is lib.float32
+            assert lib.softmax(y, -1).dtype is lib.bfloat16     # not in torch's CPU float32 list
+        loss.backward()
+        assert w.grad.dtype is lib.float32
+        outs.append((y.detach().float().numpy(), w.grad.numpy()))
+    np.testing.assert_array_equal(outs[0][0], outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1], rtol=2e-2, atol=2e-3)
 
 
 @pytest.mark.parametrize("use_reentrant", [True, False])

@@ -1,0 +1,105 @@
+"""bfloat16 on the CPU: ops compute in float32 and round their results to bfloat16.
+
+NumPy holds bfloat16 arrays through the ``ml_dtypes`` package, but computes on them poorly: its
+sums accumulate in bfloat16, its matrix products return float32, ``numpy.finfo`` and
+``issubdtype(..., floating)`` do not know the type, and a hand-written bfloat16 GEMM is about 50x
+slower than float32's. So an op with a bfloat16 operand runs, as PyTorch's CPU kernels do, in
+float32: the dispatcher (:func:`gputorch._dispatch.apply`) hands it to :func:`forward_in_float32`,
+which shows the op its bfloat16 operands holding float32 copies of their arrays (the same tensor
+objects, so that what the op saves for backward is the operand) and rounds its floating-point
+results back to bfloat16 when the op's result type is bfloat16 (a bfloat16 operand beside a float32 one gives
+float32, as in PyTorch). View ops (reshape, transpose, slicing) run on the bfloat16 arrays
+themselves, since their results must share memory; so do ops whose node class sets
+``keeps_bfloat16`` (copies to another dtype or device, which cast exactly once).
+
+Only the CPU computes on bfloat16: CuPy's bfloat16 support (CuPy 14) is experimental, so a
+bfloat16 tensor on a CUDA device is refused with :data:`CUDA_MESSAGE`.
+"""
+import numpy as np
+
+from . import _dtype
+
+__all__ = ["forward_in_float32", "VIEW_OPS", "CUDA_MESSAGE", "check_device"]
+
+# Node classes that make views (filled by the dispatcher's apply_view): they run on bfloat16 as is.
+VIEW_OPS = set()
+
+CUDA_MESSAGE = ("bfloat16 tensors are CPU-only in gputorch: CuPy's bfloat16 support is experimental, so "
+                "gputorch does not move them to CUDA devices. Use float16 on CUDA (autocast's default there), "
+                "or keep the bfloat16 tensor on the CPU.")
+
+_BF16 = _dtype.bfloat16
+_F32 = np.dtype(np.float32)
+
+
+def check_device(device):
+    """Raise the CPU-only error when ``device`` is not a CPU (or meta) device."""
+    if device.type not in ("cpu", "meta"):
+        raise RuntimeError(CUDA_MESSAGE)
+
+
+def _bfloat16_tensors(args, found):
+    """The bfloat16 tensors of ``args`` (also inside lists and tuples), each once, into ``found``."""
+    from ._tensor import Tensor
+    for a in args:
+        if isinstance(a, Tensor):
+            if a._dtype is _BF16 and all(a is not f for f in found):
+                found.append(a)
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            _bfloat16_tensors(a, found)
+    return found
+
+
+def _result_is_bfloat16(args):
+    """Whether the op's result type is bfloat16: no floating tensor operand of another dtype
+    (PyTorch's promotion: bfloat16 with float16 or float32 gives float32)."""
+    from ._tensor import Tensor
+    found = False
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            inner = _result_is_bfloat16(a)
+            if inner is None:
+                continue
+            if not inner:
+                return False
+            found = True
+        elif isinstance(a, Tensor) and a._dtype._category >= 2:
+            if a._dtype is not _BF16 and (a._data.ndim or a._dtype._category == 3):
+                return False
+            found = found or a._dtype is _BF16
+    return found if found else None
+
+
+def _round(out, to_bf16):
+    if type(out) is tuple:
+        return tuple(_round(o, to_bf16) for o in out)
+    if to_bf16 and isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
+        return out.astype(_BF16.np)
+    return out
+
+
+def forward_in_float32(cls, forward, ctx, *args, **params):
+    """``forward(ctx, *args, **params)`` with the bfloat16 tensors of ``args`` computed in float32,
+    the floating results rounded to bfloat16 when the op's result type is bfloat16."""
+    for a in args:
+        dev = getattr(a, "_device", None)
+        if dev is not None:
+            check_device(dev)
+    from ._tensor import Tensor
+    if cls in VIEW_OPS or cls.keeps_bfloat16:
+        return forward(ctx, *args, **params)
+    to_bf16 = bool(_result_is_bfloat16(args))
+    ctx._bfloat16_inputs = frozenset(i for i, t in enumerate(a for a in args if isinstance(a, Tensor))
+                                     if t._dtype is _BF16)
+    # The op sees its bfloat16 operands as float32 tensors for the length of its forward: the same
+    # Tensor objects (what it saves for backward is the operand itself), holding float32 copies.
+    widened = _bfloat16_tensors(args, [])
+    kept = [t._data for t in widened]
+    for t in widened:
+        t._data, t._dtype = t._data.astype(_F32), _dtype.float32
+    try:
+        out = forward(ctx, *args, **params)
+    finally:
+        for t, data in zip(widened, kept):
+            t._data, t._dtype = data, _BF16
+    return _round(out, to_bf16)
