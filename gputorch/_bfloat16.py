@@ -33,7 +33,9 @@ _F32 = np.dtype(np.float32)
 
 
 def check_device(device):
-    """Raise the CPU-only error when ``device`` is not a CPU (or meta) device."""
+    """Raise the CPU-only error when ``device`` is not a CPU (or meta) device, and the missing
+    package's error without ``ml_dtypes``."""
+    _dtype.require_numpy_dtype(_BF16)
     if device.type not in ("cpu", "meta"):
         raise RuntimeError(CUDA_MESSAGE)
 

@@ -26,7 +26,7 @@ from .autograd.node import SavedTensor, move_retain_grad, next_sequence_nr
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 _ANOMALY = anomaly_mode.ENABLED
 _BY_NP = _dtype._BY_NP
-_BFLOAT16 = _dtype.bfloat16 if _dtype.bfloat16.np is not None else None
+_BFLOAT16 = _dtype.bfloat16
 
 
 _NO_EDGE = (None, 0)
@@ -59,7 +59,7 @@ def apply(cls, *args, **params):
             break
     backend = dev._backend
     forward = backend.overrides.get(cls) or cls.forward
-    if slow and _BFLOAT16 is not None and any(t._dtype is _BFLOAT16 for t in tensors):
+    if slow and any(t._dtype is _BFLOAT16 for t in tensors):
         forward = functools.partial(forward_in_float32, cls, forward)
     record = False
     if _GRAD_ENABLED.value:

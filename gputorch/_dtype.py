@@ -29,8 +29,8 @@ class dtype:
 
     def __init__(self, name, np_dtype, rank, category, itemsize=None):
         self.name = name
-        self.np = None if np_dtype is None else np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize if itemsize is None else itemsize
+        _NP_SLOT.__set__(self, None if np_dtype is None else np.dtype(np_dtype))
+        self.itemsize = np.dtype(np_dtype).itemsize if itemsize is None else itemsize
         self.is_floating_point = category == 2
         self.is_signed = category >= 2 or (self.np is not None and self.np.kind == "i")
         self.is_complex = category == 3
@@ -75,6 +75,30 @@ def require_numpy_dtype(d):
     return d.np
 
 
+_NP_SLOT = dtype.np   # the slot itself (a subclass may put a property over ``np``)
+
+
+class _OptionalDtype(dtype):
+    """A dtype whose NumPy type comes from an optional package, imported on first use of ``np``
+    (importing gputorch imports NumPy only); ``np`` is None where the package is missing."""
+
+    __slots__ = ("_load", "_loaded")
+
+    def __init__(self, name, load, rank, category, itemsize):
+        self._load, self._loaded = load, False
+        super().__init__(name, None, rank, category, itemsize)
+
+    @property
+    def np(self):
+        if not self._loaded:
+            self._loaded = True
+            found = self._load()
+            if found is not None:
+                _NP_SLOT.__set__(self, np.dtype(found))
+                _BY_NP[np.dtype(found)] = self
+        return _NP_SLOT.__get__(self)
+
+
 def _by_name(name):
     return _BY_NAME[name]
 
@@ -86,7 +110,7 @@ int16 = dtype("int16", np.int16, 2, 1)
 int32 = dtype("int32", np.int32, 3, 1)
 int64 = dtype("int64", np.int64, 4, 1)
 float16 = dtype("float16", np.float16, 1, 2)
-bfloat16 = dtype("bfloat16", _bfloat16_np(), 1, 2, itemsize=2)   # rank 1 like float16; together: float32
+bfloat16 = _OptionalDtype("bfloat16", _bfloat16_np, 1, 2, 2)   # rank 1 like float16; together: float32
 float32 = dtype("float32", np.float32, 2, 2)
 float64 = dtype("float64", np.float64, 3, 2)
 complex64 = dtype("complex64", np.complex64, 2, 3)     # rank = the rank of its parts' float dtype
@@ -98,7 +122,7 @@ short, int, long = int16, int32, int64
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NP = {d.np: d for d in ALL_DTYPES if d.np is not None}
+_BY_NP = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 
 _default_dtype = [float32]
 
@@ -119,6 +143,8 @@ def from_numpy_dtype(np_dtype):
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        if getattr(np_dtype, "__name__", str(np_dtype)) == "bfloat16" and bfloat16.np is not None:
+            return bfloat16   # an ml_dtypes array before gputorch used bfloat16
         raise TypeError(
             f"can't convert NumPy dtype {np_dtype}: the supported types are "
             "complex128, complex64, float64, float32, float16, bfloat16 (with ml_dtypes), int64, int32, int16, int8, "
