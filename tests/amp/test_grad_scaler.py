@@ -160,3 +160,37 @@ def test_several_optimizers_and_accumulation_match_torch(device):
     assert 2.0 ** 8 > min(ours[0])      # the planted overflows backed the scale off
     for a, b in zip(ours[1], theirs[1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_cuda_unscale_is_one_kernel_per_dtype_and_equals_the_cpu():
+    """On CUDA the inf check and unscale run as kernels/amp.cu's multi-tensor kernel (one launch
+    per dtype); the unscaled gradients and found_inf equal the CPU's generic path bit for bit."""
+    if not gputorch.cuda.is_available():
+        pytest.skip("needs a (real or simulated) CUDA device")
+    from gputorch.amp.grad_scaler import non_finite_check_and_unscale
+    from gputorch.cuda import kernels
+    backend = gputorch.device("cuda").backend
+    if kernels.enabled():
+        assert backend.overrides.get(non_finite_check_and_unscale) is not None
+    results = []
+    for device in ("cpu", "cuda"):
+        rng = np.random.default_rng(3)
+        params = [gputorch.zeros(shape, dtype=dt, device=device, requires_grad=True)
+                  for shape, dt in (((70000,), gputorch.float32), ((3, 5), gputorch.float64), ((9,), gputorch.float32))]
+        for p in params:
+            p.grad = gputorch.tensor(rng.standard_normal(tuple(p.shape)) * 1e4, dtype=p.dtype, device=device)
+        opt = optim.SGD(params, lr=0.1)
+        scaler = GradScaler(device, init_scale=3.0)
+        scaler.scale(gputorch.ones((), device=device))
+        scaler.unscale_(opt)
+        found = sum(float(v.item()) for v in scaler._per_optimizer_states[id(opt)]["found_inf_per_device"].values())
+        p = params[2]
+        with gputorch.no_grad():
+            p.grad[4] = float("nan")
+        other = optim.SGD([p], lr=0.1)
+        scaler.unscale_(other)
+        nan_found = sum(float(v.item()) for v in scaler._per_optimizer_states[id(other)]["found_inf_per_device"].values())
+        results.append((found, nan_found, [q.grad.cpu().numpy() for q in params]))
+    assert results[0][:2] == results[1][:2] == (0.0, 1.0)
+    for a, b in zip(results[0][2], results[1][2]):
+        np.testing.assert_array_equal(a, b)
