@@ -75,7 +75,8 @@ def _result_is_bfloat16(args):
 def _round(out, to_bf16):
     if type(out) is tuple:
         return tuple(_round(o, to_bf16) for o in out)
-    if to_bf16 and isinstance(out, (np.ndarray, np.generic)) and out.dtype.kind == "f":
+    dtype = getattr(out, "dtype", None)    # NumPy arrays and scalars, meta arrays
+    if to_bf16 and dtype is not None and np.dtype(dtype).kind == "f":
         return out.astype(_BF16.np)
     return out
 

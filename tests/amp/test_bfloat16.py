@@ -124,3 +124,17 @@ def test_cuda_refuses_bfloat16():
                  lambda: gputorch.tensor([1.0], dtype=gputorch.bfloat16, device="cuda")):
         with pytest.raises(RuntimeError, match="bfloat16 tensors are CPU-only"):
             make()
+
+
+def test_default_dtype_and_meta_tensors():
+    torch = pytest.importorskip("torch")
+    for m in (gputorch, torch):
+        m.set_default_dtype(m.bfloat16)
+        try:
+            x = m.tensor([1.5, 2.3]) + 0.1
+            assert x.dtype is m.bfloat16 and m.ones(2).dtype is m.bfloat16
+        finally:
+            m.set_default_dtype(m.float32)
+    assert x.tolist() == [1.6015625, 2.390625]
+    meta = gputorch.zeros(2, 3, dtype=gputorch.bfloat16, device="meta")
+    assert (meta @ meta.T).dtype is gputorch.bfloat16 and meta.sum().dtype is gputorch.bfloat16
