@@ -1,16 +1,21 @@
 """bfloat16 on the CPU: ops compute in float32 and round their results to bfloat16.
 
 NumPy holds bfloat16 arrays through the ``ml_dtypes`` package, but computes on them poorly: its
-sums accumulate in bfloat16, its matrix products return float32, ``numpy.finfo`` and
-``issubdtype(..., floating)`` do not know the type, and a hand-written bfloat16 GEMM is about 50x
-slower than float32's. So an op with a bfloat16 operand runs, as PyTorch's CPU kernels do, in
-float32: the dispatcher (:func:`gputorch._dispatch.apply`) hands it to :func:`forward_in_float32`,
-which shows the op its bfloat16 operands holding float32 copies of their arrays (the same tensor
-objects, so that what the op saves for backward is the operand) and rounds its floating-point
-results back to bfloat16 when the op's result type is bfloat16 (a bfloat16 operand beside a float32 one gives
-float32, as in PyTorch). View ops (reshape, transpose, slicing) run on the bfloat16 arrays
-themselves, since their results must share memory; so do ops whose node class sets
-``keeps_bfloat16`` (copies to another dtype or device, which cast exactly once).
+sums accumulate in bfloat16 (100000 ones sum to 256), its matrix products return float32, and
+``numpy.finfo`` and ``issubdtype(..., floating)`` do not know the type. So an op with a bfloat16
+operand runs, as PyTorch's CPU kernels do, in float32: the dispatcher
+(:func:`gputorch._dispatch.apply`) hands it to :func:`forward_in_float32`, which shows the op its
+bfloat16 operands holding float32 copies of their arrays (the same tensor objects, so that what the
+op saves for backward is the operand) and rounds its floating-point results to bfloat16 when the
+op's result type, by PyTorch's promotion, is bfloat16 (bfloat16 beside float16 or float32 gives
+float32). The node then casts the gradients of its bfloat16 operands back to bfloat16
+(``Node.apply``). View ops (reshape, transpose, slicing) run on the bfloat16 arrays themselves,
+since their results must share memory; so do ops whose node class sets ``keeps_bfloat16`` (copies
+to another dtype or device, which cast exactly once).
+
+While an op's forward runs, its bfloat16 operands hold float32 arrays: another thread reading the
+same tensor at that moment would see them (gputorch's ops are not meant to share a tensor across
+threads that run ops on it at once).
 
 Only the CPU computes on bfloat16: CuPy's bfloat16 support (CuPy 14) is experimental, so a
 bfloat16 tensor on a CUDA device is refused with :data:`CUDA_MESSAGE`.
@@ -52,24 +57,20 @@ def _bfloat16_tensors(args, found):
     return found
 
 
-def _result_is_bfloat16(args):
-    """Whether the op's result type is bfloat16: no floating tensor operand of another dtype
-    (PyTorch's promotion: bfloat16 with float16 or float32 gives float32)."""
+def _result_is_bfloat16(tensors):
+    """Whether PyTorch's result type of ``tensors`` (the op's tensor operands) is bfloat16."""
+    return _dtype.result_dtype(tensors) is _BF16
+
+
+def _all_tensors(args, found):
+    """The tensors of ``args``, also those inside lists and tuples, into ``found``."""
     from ._tensor import Tensor
-    found = False
     for a in args:
-        if isinstance(a, (list, tuple)):
-            inner = _result_is_bfloat16(a)
-            if inner is None:
-                continue
-            if not inner:
-                return False
-            found = True
-        elif isinstance(a, Tensor) and a._dtype._category >= 2:
-            if a._dtype is not _BF16 and (a._data.ndim or a._dtype._category == 3):
-                return False
-            found = found or a._dtype is _BF16
-    return found if found else None
+        if isinstance(a, Tensor):
+            found.append(a)
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            _all_tensors(a, found)
+    return found
 
 
 def _round(out, to_bf16):
@@ -91,12 +92,12 @@ def forward_in_float32(cls, forward, ctx, *args, **params):
     from ._tensor import Tensor
     if cls in VIEW_OPS or cls.keeps_bfloat16:
         return forward(ctx, *args, **params)
-    to_bf16 = bool(_result_is_bfloat16(args))
-    ctx._bfloat16_inputs = frozenset(i for i, t in enumerate(a for a in args if isinstance(a, Tensor))
-                                     if t._dtype is _BF16)
+    operands = [a for a in args if isinstance(a, Tensor)]
+    ctx._bfloat16_inputs = frozenset(i for i, t in enumerate(operands) if t._dtype is _BF16)
     # The op sees its bfloat16 operands as float32 tensors for the length of its forward: the same
     # Tensor objects (what it saves for backward is the operand itself), holding float32 copies.
     widened = _bfloat16_tensors(args, [])
+    to_bf16 = _result_is_bfloat16(_all_tensors(args, []))
     kept = [t._data for t in widened]
     for t in widened:
         t._data, t._dtype = t._data.astype(_F32), _dtype.float32
