@@ -29,12 +29,14 @@ def _ml_dtypes_finfo(dt):
 
 
 class finfo:
-    """Limits of a floating-point dtype (the default dtype when none is given)."""
+    """Limits of a floating-point dtype (the default dtype when none is given; a complex dtype's
+    parts)."""
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type=None):  # noqa: A002 - PyTorch's argument name
         dt = _dtype.get_default_dtype() if type is None else _read_dtype("finfo", type)
+        dt = dt.to_real()   # a complex dtype: the limits of its parts, as in PyTorch
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type, got {dt}. "
                             "Use torch.iinfo to handle integer types")
