@@ -297,3 +297,50 @@ def test_checkpoint_recomputes_under_the_forward_autocast_state(device, use_reen
         grads.append(w.grad.cpu().numpy())
     assert seen == [gputorch.float16] * 3     # plain, checkpointed forward, recomputation
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_custom_fwd_and_custom_bwd_follow_torch():
+    """A custom Function: ``custom_fwd(cast_inputs=float32)`` runs its forward in float32 with
+    autocast off; ``custom_fwd``/``custom_bwd`` without casts run the backward under the forward's
+    autocast state. Checked against torch's CPU autocast with dtype=float16."""
+    torch = pytest.importorskip("torch")
+    seen = {}
+    for lib in (gputorch, torch):
+        class Product(lib.autograd.Function):
+            @staticmethod
+            @lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                return a @ b, lib.is_autocast_enabled("cpu")
+
+            @staticmethod
+            @lib.amp.custom_bwd(device_type="cpu")
+            def backward(ctx, grad, _):
+                a, b = ctx.saved_tensors
+                return grad @ b.t(), (a.t() @ grad, lib.is_autocast_enabled("cpu"))[0]
+
+        class Keep(lib.autograd.Function):
+            @staticmethod
+            @lib.amp.custom_fwd(device_type="cpu")
+            def forward(ctx, a):
+                return a @ a.t()
+
+            @staticmethod
+            @lib.amp.custom_bwd(device_type="cpu")
+            def backward(ctx, grad):
+                seen.setdefault(lib.__name__, []).append(lib.is_autocast_enabled("cpu"))
+                return grad.float() @ lib.ones(2, 2)
+
+        a = lib.ones(2, 2, dtype=lib.float16, requires_grad=True)
+        b = lib.ones(2, 2, requires_grad=True)
+        with lib.autocast("cpu", dtype=lib.float16):
+            out, inside = Product.apply(a, b)
+            kept = Keep.apply(lib.ones(2, 2, requires_grad=True))
+        assert out.dtype is lib.float32 and not inside and kept.dtype is lib.float16
+        out.sum().backward()
+        kept.float().sum().backward()
+        assert a.grad.dtype is lib.float16 and b.grad.dtype is lib.float32
+    assert seen["gputorch"] == seen["torch"] == [True]
+    assert gputorch.amp.is_autocast_available("cpu") and not gputorch.amp.is_autocast_available("meta")
+    with pytest.raises(TypeError, match="device_type"):
+        gputorch.amp.custom_fwd(lambda ctx, x: x)
