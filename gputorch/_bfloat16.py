@@ -97,7 +97,10 @@ def forward_in_float32(cls, forward, ctx, *args, **params):
     # The op sees its bfloat16 operands as float32 tensors for the length of its forward: the same
     # Tensor objects (what it saves for backward is the operand itself), holding float32 copies.
     widened = _bfloat16_tensors(args, [])
-    to_bf16 = _result_is_bfloat16(_all_tensors(args, []))
+    if cls.output_follows_input:   # e.g. layer norm of a bfloat16 input with float32 parameters
+        to_bf16 = bool(operands) and operands[0]._dtype is _BF16
+    else:
+        to_bf16 = _result_is_bfloat16(_all_tensors(args, []))
     kept = [t._data for t in widened]
     for t in widened:
         t._data, t._dtype = t._data.astype(_F32), _dtype.float32

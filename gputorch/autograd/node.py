@@ -43,6 +43,7 @@ class Node:
     moves_device = False   # class flag: the output lives on the ``device`` param, not the input's
     supports_complex = False   # class flag: forward and backward are right for complex tensors
     keeps_bfloat16 = False   # class flag: forward takes bfloat16 arrays as they are (see gputorch._bfloat16)
+    output_follows_input = False   # class flag: the result has the first operand's dtype, whatever the others
                                # (set in ``ops.complex_support``; the dispatcher refuses the others)
 
     @property

@@ -138,3 +138,23 @@ def test_default_dtype_and_meta_tensors():
     assert x.tolist() == [1.6015625, 2.390625]
     meta = gputorch.zeros(2, 3, dtype=gputorch.bfloat16, device="meta")
     assert (meta @ meta.T).dtype is gputorch.bfloat16 and meta.sum().dtype is gputorch.bfloat16
+
+
+def test_normalizations_take_float32_parameters_like_torch():
+    """layer/group/batch/RMS norm of a bfloat16 input with float32 affine parameters give bfloat16
+    (PyTorch's CPU "mixed type" kernels; CPU autocast runs them so); values and grads as torch's."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (gputorch, torch):
+        F = m.nn.functional
+        x = m.tensor(A[:4, :8], dtype=m.bfloat16, requires_grad=True)
+        w = m.tensor(1 + A[4, :8], requires_grad=True)
+        b = m.tensor(A[5, :8], requires_grad=True)
+        outs = [F.layer_norm(x, (8,), w, b), F.group_norm(x.view(4, 8, 1), 2, w, b),
+                F.batch_norm(x, m.zeros(8), m.ones(8), w, b, training=True), F.rms_norm(x, (8,), w)]
+        assert all(o.dtype is m.bfloat16 for o in outs)
+        sum((o.float() * m.tensor(B[:8, 0])).sum() for o in outs).backward()
+        assert x.grad.dtype is m.bfloat16 and w.grad.dtype is m.float32
+        results.append([o.double().detach().numpy() for o in outs] + [x.grad.double().numpy(), w.grad.numpy()])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=4 * ULP, atol=2e-2)
