@@ -3,10 +3,11 @@
 Inside ``with gputorch.autocast("cuda"):`` an op of the *lower-precision* class (matrix products,
 linear, convolutions) gets its floating-point inputs cast to the region's dtype (float16), an op of
 the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 and
-bfloat16 inputs cast to float32, an op of the *promote* class runs in its widest input type, and every other op runs on its inputs as they come. float64 inputs are never cast
-down. The casts are ordinary differentiable ops (gradients flow back to the float32 parameters),
-and a region caches the cast of each leaf that requires grad (a parameter is cast once per region
-when ``cache_enabled``).
+bfloat16 inputs cast to float32, an op of the *promote* class runs in its widest input type, and
+every other op runs on its inputs as they come. float64 inputs are never cast down. The casts
+are ordinary differentiable ops (gradients flow back to the float32 parameters), and a region
+caches the cast of each leaf that requires grad (a parameter is cast once per region when
+``cache_enabled``).
 
 The state is thread-local and per device type; regions nest (an inner region may disable or change
 the dtype). The backward pass runs outside autocast, as in PyTorch (the engine switches it off).

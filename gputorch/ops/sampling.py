@@ -28,7 +28,8 @@ __all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "r
 
 _C_NAMES = {_dtype.uint8: "unsigned char", _dtype.int8: "signed char", _dtype.int16: "short",
             _dtype.int32: "int", _dtype.int64: "long", _dtype.bool: "bool",
-            _dtype.float16: "c10::Half", _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float", _dtype.float64: "double"}
+            _dtype.float16: "c10::Half", _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float",
+            _dtype.float64: "double"}
 
 
 def _not_implemented(op, dt):

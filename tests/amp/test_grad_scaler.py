@@ -162,6 +162,10 @@ def test_several_optimizers_and_accumulation_match_torch(device):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+def _found_inf(scaler, optimizer):
+    return sum(float(v.item()) for v in scaler._per_optimizer_states[id(optimizer)]["found_inf_per_device"].values())
+
+
 def test_cuda_unscale_is_one_kernel_per_dtype_and_equals_the_cpu():
     """On CUDA the inf check and unscale run as kernels/amp.cu's multi-tensor kernel (one launch
     per dtype); the unscaled gradients and found_inf equal the CPU's generic path bit for bit."""
@@ -183,13 +187,13 @@ def test_cuda_unscale_is_one_kernel_per_dtype_and_equals_the_cpu():
         scaler = GradScaler(device, init_scale=3.0)
         scaler.scale(gputorch.ones((), device=device))
         scaler.unscale_(opt)
-        found = sum(float(v.item()) for v in scaler._per_optimizer_states[id(opt)]["found_inf_per_device"].values())
+        found = _found_inf(scaler, opt)
         p = params[2]
         with gputorch.no_grad():
             p.grad[4] = float("nan")
         other = optim.SGD([p], lr=0.1)
         scaler.unscale_(other)
-        nan_found = sum(float(v.item()) for v in scaler._per_optimizer_states[id(other)]["found_inf_per_device"].values())
+        nan_found = _found_inf(scaler, other)
         results.append((found, nan_found, [q.grad.cpu().numpy() for q in params]))
     assert results[0][:2] == results[1][:2] == (0.0, 1.0)
     for a, b in zip(results[0][2], results[1][2]):
