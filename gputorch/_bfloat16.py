@@ -11,7 +11,9 @@ op's result type, by PyTorch's promotion, is bfloat16 (bfloat16 beside float16 o
 float32). The node then casts the gradients of its bfloat16 operands back to bfloat16
 (``Node.apply``). View ops (reshape, transpose, slicing) run on the bfloat16 arrays themselves,
 since their results must share memory; so do ops whose node class sets ``keeps_bfloat16`` (copies
-to another dtype or device, which cast exactly once).
+to another dtype or device, which cast exactly once). A node class that sets ``updates_operands``
+(batch norm, whose forward updates the running statistics) gets its operands' float32 copies
+written back, rounded, after its forward.
 
 While an op's forward runs, its bfloat16 operands hold float32 arrays: another thread reading the
 same tensor at that moment would see them (gputorch's ops are not meant to share a tensor across
@@ -106,6 +108,11 @@ def forward_in_float32(cls, forward, ctx, *args, **params):
         t._data, t._dtype = t._data.astype(_F32), _dtype.float32
     try:
         out = forward(ctx, *args, **params)
+        if cls.updates_operands:   # what the forward wrote into a float32 copy goes back, rounded
+            for t, data in zip(widened, kept):
+                flags = getattr(data, "flags", None)
+                if flags is not None and flags.writeable and not np.array_equal(data.astype(_F32), t._data):
+                    data[...] = t._data
     finally:
         for t, data in zip(widened, kept):
             t._data, t._dtype = data, _BF16

@@ -44,6 +44,7 @@ class Node:
     supports_complex = False   # class flag: forward and backward are right for complex tensors
     keeps_bfloat16 = False   # class flag: forward takes bfloat16 arrays as they are (see gputorch._bfloat16)
     output_follows_input = False   # class flag: the result has the first operand's dtype, whatever the others
+    updates_operands = False   # class flag: forward writes into some operand's array (batch norm's running stats)
                                # (set in ``ops.complex_support``; the dispatcher refuses the others)
 
     @property

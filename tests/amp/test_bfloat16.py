@@ -158,3 +158,17 @@ def test_normalizations_take_float32_parameters_like_torch():
         results.append([o.double().detach().numpy() for o in outs] + [x.grad.double().numpy(), w.grad.numpy()])
     for ours, theirs in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=4 * ULP, atol=2e-2)
+
+
+def test_batch_norm_updates_bfloat16_running_statistics_like_torch():
+    torch = pytest.importorskip("torch")
+    stats = []
+    for m in (gputorch, torch):
+        bn = m.nn.BatchNorm1d(9).bfloat16()
+        x = m.tensor(A, dtype=m.bfloat16)
+        bn(x)
+        bn(x.expand(2, 6, 9).reshape(12, 9))
+        stats.append((bn.running_mean.tolist(), bn.running_var.tolist(), str(bn.running_mean.dtype)))
+    assert stats[0][2].endswith("bfloat16")
+    for ours, theirs in zip(stats[0][:2], stats[1][:2]):   # equal up to one bfloat16 rounding
+        np.testing.assert_allclose(ours, theirs, rtol=ULP, atol=1e-3)

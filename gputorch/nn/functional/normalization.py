@@ -148,6 +148,7 @@ class NativeBatchNormBackward0(Node):
     """Batch normalization over every dim but 1 (the channels); updates the running stats."""
 
     output_follows_input = True   # a float16/bfloat16 input with float32 parameters stays float16/bfloat16
+    updates_operands = True   # the running statistics, in place
 
     def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
         xp = xp_of(input)
