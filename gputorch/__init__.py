@@ -2,7 +2,7 @@
 __version__ = "0.1.0"
 
 from ._dtype import (bool, can_cast, cdouble, cfloat, complex64, complex128, double, dtype,  # noqa: A004
-                     float, float16, float32, float64,
+                     bfloat16, float, float16, float32, float64,
                      get_default_dtype, half, int, int8, int16, int32, int64, long, promote_types,
                      result_type, set_default_dtype, short, uint8)
 from ._device import device

@@ -9,9 +9,11 @@ An op is a :class:`~gputorch.autograd.node.Node` subclass with
 ``forward(ctx, *args, **params)`` returning a backend array (or a tuple of
 arrays) and ``backward(ctx, *grads)`` returning one gradient per tensor argument.
 """
+import functools
 import traceback
 
 from . import _dtype
+from ._bfloat16 import VIEW_OPS, forward_in_float32
 from ._broadcast import broadcast_error
 from .amp.autocast_mode import STATE as _AUTOCAST, cast_inputs
 from ._tracing import STATE as _TRACE
@@ -24,6 +26,7 @@ from .autograd.node import SavedTensor, move_retain_grad, next_sequence_nr
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 _ANOMALY = anomaly_mode.ENABLED
 _BY_NP = _dtype._BY_NP
+_BFLOAT16 = _dtype.bfloat16
 
 
 _NO_EDGE = (None, 0)
@@ -48,12 +51,16 @@ def apply(cls, *args, **params):
         args = cast_inputs(cls, next(a for a in args if isinstance(a, Tensor))._device.type, args)
     tensors = [a for a in args if isinstance(a, Tensor)]
     dev = tensors[0]._device
+    slow = False
     for t in tensors:
-        if t._device is not dev or t._dtype.is_complex:
+        if t._device is not dev or t._dtype._slow:   # several devices, complex or bfloat16 operands
             args, tensors, dev = _unusual_operands(cls, args, tensors)
+            slow = True
             break
     backend = dev._backend
     forward = backend.overrides.get(cls) or cls.forward
+    if slow and any(t._dtype is _BFLOAT16 for t in tensors):
+        forward = functools.partial(forward_in_float32, cls, forward)
     record = False
     if _GRAD_ENABLED.value:
         for t in tensors:
@@ -151,6 +158,7 @@ def _traced(cls, args, params):
 
 def apply_view(cls, base, *args, **params):
     """Run a view op: the result shares ``base``'s storage and version counter."""
+    VIEW_OPS.add(cls)
     result = apply(cls, base, *args, **params)
     result._vc = base._vc
     root = base._base

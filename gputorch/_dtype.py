@@ -1,7 +1,9 @@
 """Data types and PyTorch's type-promotion rules.
 
 A :class:`dtype` wraps a NumPy dtype (CuPy uses the same objects) and carries the
-category flags that promotion needs. ``result_type`` follows PyTorch: tensors
+category flags that promotion needs. ``bfloat16`` wraps the NumPy dtype of the ``ml_dtypes``
+package, an optional dependency: without it, ``gputorch.bfloat16`` exists but no tensor can have
+it (see :mod:`gputorch.backends.bfloat16` for how ops compute on it). ``result_type`` follows PyTorch: tensors
 with dimensions outrank zero-dim tensors, which outrank Python scalars, and a
 lower-priority operand only changes the result when it is of a higher category
 (bool < integer < floating point < complex).
@@ -9,7 +11,7 @@ lower-priority operand only changes the result when it is of a higher category
 import numpy as np
 
 __all__ = [
-    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+    "dtype", "float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
     "uint8", "bool", "half", "float", "double", "short", "int", "long",
     "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
@@ -22,15 +24,17 @@ _builtin_bool, _builtin_int, _builtin_float, _builtin_complex = bool, int, float
 class dtype:
     """A tensor element type, e.g. ``gputorch.float32``."""
 
-    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "is_complex", "_rank", "_category")
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "is_complex", "_rank", "_category",
+                 "_slow")
 
-    def __init__(self, name, np_dtype, rank, category):
+    def __init__(self, name, np_dtype, rank, category, itemsize=None):
         self.name = name
-        self.np = np.dtype(np_dtype)
-        self.itemsize = self.np.itemsize
+        _NP_SLOT.__set__(self, None if np_dtype is None else np.dtype(np_dtype))
+        self.itemsize = np.dtype(np_dtype).itemsize if itemsize is None else itemsize
         self.is_floating_point = category == 2
-        self.is_signed = self.np.kind in "ifc"
+        self.is_signed = category >= 2 or (self.np is not None and self.np.kind == "i")
         self.is_complex = category == 3
+        self._slow = self.is_complex or name == "bfloat16"   # the dispatcher's slow path takes these
         self._rank = rank          # position in the promotion lattice within a category
         self._category = category  # 0 bool, 1 integer, 2 floating point, 3 complex
 
@@ -55,6 +59,46 @@ class dtype:
         return (_by_name, (self.name,))
 
 
+def _bfloat16_np():
+    """NumPy's bfloat16 dtype from ``ml_dtypes``, or None where that package is not installed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        return None
+    return ml_dtypes.bfloat16
+
+
+def require_numpy_dtype(d):
+    """``d.np``, or the error for bfloat16 without ``ml_dtypes``."""
+    if d.np is None:
+        raise RuntimeError(f"{d} tensors need the ml_dtypes package (pip install ml_dtypes, or gputorch[bfloat16])")
+    return d.np
+
+
+_NP_SLOT = dtype.np   # the slot itself (a subclass may put a property over ``np``)
+
+
+class _OptionalDtype(dtype):
+    """A dtype whose NumPy type comes from an optional package, imported on first use of ``np``
+    (importing gputorch imports NumPy only); ``np`` is None where the package is missing."""
+
+    __slots__ = ("_load", "_loaded")
+
+    def __init__(self, name, load, rank, category, itemsize):
+        self._load, self._loaded = load, False
+        super().__init__(name, None, rank, category, itemsize)
+
+    @property
+    def np(self):
+        if not self._loaded:
+            self._loaded = True
+            found = self._load()
+            if found is not None:
+                _NP_SLOT.__set__(self, np.dtype(found))
+                _BY_NP[np.dtype(found)] = self
+        return _NP_SLOT.__get__(self)
+
+
 def _by_name(name):
     return _BY_NAME[name]
 
@@ -66,6 +110,7 @@ int16 = dtype("int16", np.int16, 2, 1)
 int32 = dtype("int32", np.int32, 3, 1)
 int64 = dtype("int64", np.int64, 4, 1)
 float16 = dtype("float16", np.float16, 1, 2)
+bfloat16 = _OptionalDtype("bfloat16", _bfloat16_np, 1, 2, 2)   # rank 1 like float16; together: float32
 float32 = dtype("float32", np.float32, 2, 2)
 float64 = dtype("float64", np.float64, 3, 2)
 complex64 = dtype("complex64", np.complex64, 2, 3)     # rank = the rank of its parts' float dtype
@@ -75,9 +120,9 @@ cfloat, cdouble = complex64, complex128
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NP = {d.np: d for d in ALL_DTYPES}
+_BY_NP = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 
 _default_dtype = [float32]
 
@@ -98,9 +143,12 @@ def from_numpy_dtype(np_dtype):
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        if getattr(np_dtype, "__name__", str(np_dtype)) == "bfloat16" and bfloat16.np is not None:
+            return bfloat16   # an ml_dtypes array before gputorch used bfloat16
         raise TypeError(
             f"can't convert NumPy dtype {np_dtype}: the supported types are "
-            "complex128, complex64, float64, float32, float16, int64, int32, int16, int8, uint8 and bool") from None
+            "complex128, complex64, float64, float32, float16, bfloat16 (with ml_dtypes), int64, int32, int16, int8, "
+            "uint8 and bool") from None
 
 
 def to_dtype(d):
@@ -128,6 +176,8 @@ def _promote_pair(a, b):
         if hi._category == 3 and lo._category == 2 and lo._rank > hi._rank:
             return complex128   # float64 with complex64: the parts need float64
         return hi  # otherwise the higher category wins
+    if {a, b} == {float16, bfloat16}:
+        return float32   # neither holds the other: PyTorch's promotion gives float32
     if a._category == 1 and {a, b} == {uint8, int8}:
         return int16
     if a._category == 1 and uint8 in (a, b):
@@ -210,7 +260,7 @@ def not_implemented_for(kernel, d):
 
 
 _LEGACY_NAMES = {
-    float16: "Half", float32: "Float", float64: "Double", int8: "Char", int16: "Short",
+    float16: "Half", bfloat16: "BFloat16", float32: "Float", float64: "Double", int8: "Char", int16: "Short",
     int32: "Int", int64: "Long", uint8: "Byte", bool: "Bool", complex64: "ComplexFloat",
     complex128: "ComplexDouble",
 }

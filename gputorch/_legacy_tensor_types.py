@@ -17,10 +17,11 @@ from . import _dtype
 from ._size import Size
 from ._tensor import Tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor",
            "CharTensor", "ByteTensor", "BoolTensor", "typename", "set_default_tensor_type"]
 
-_DTYPES = {"Float": _dtype.float32, "Double": _dtype.float64, "Half": _dtype.float16, "Long": _dtype.int64,
+_DTYPES = {"Float": _dtype.float32, "Double": _dtype.float64, "Half": _dtype.float16, "BFloat16": _dtype.bfloat16,
+           "Long": _dtype.int64,
            "Int": _dtype.int32, "Short": _dtype.int16, "Char": _dtype.int8, "Byte": _dtype.uint8,
            "Bool": _dtype.bool}
 

@@ -673,4 +673,5 @@ def _grad_edge(t):
 
 _LEGACY_NAMES = _dtype._LEGACY_NAMES
 _C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
-                 "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}
+                 "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                 "float64": "double"}

@@ -22,17 +22,25 @@ def _read_dtype(who, value):
     raise TypeError(f"{who}(): argument 'type' (position 1) must be torch.dtype, not {type(value).__name__}")
 
 
+def _ml_dtypes_finfo(dt):
+    """The limits of a dtype NumPy does not know (bfloat16), from ``ml_dtypes``."""
+    import ml_dtypes
+    return ml_dtypes.finfo(_dtype.require_numpy_dtype(dt))
+
+
 class finfo:
-    """Limits of a floating-point dtype (the default dtype when none is given)."""
+    """Limits of a floating-point dtype (the default dtype when none is given; a complex dtype's
+    parts)."""
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
 
     def __init__(self, type=None):  # noqa: A002 - PyTorch's argument name
         dt = _dtype.get_default_dtype() if type is None else _read_dtype("finfo", type)
+        dt = dt.to_real()   # a complex dtype: the limits of its parts, as in PyTorch
         if not dt.is_floating_point:
             raise TypeError(f"torch.finfo() requires a floating point input type, got {dt}. "
                             "Use torch.iinfo to handle integer types")
-        info = np.finfo(dt.np)
+        info = np.finfo(dt.np) if dt.np.kind == "f" else _ml_dtypes_finfo(dt)
         self.bits = int(info.bits)
         self.eps = float(info.eps)
         self.max = float(info.max)

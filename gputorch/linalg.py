@@ -18,6 +18,7 @@ from .ops.linalg_triangular import solve_triangular
 from .ops.matmul import matmul
 from .ops.matrix_structure import linalg_cross as cross
 from .ops.matrix_inverse import LinAlgError, det, inv, solve
+from .amp.autocast_mode import autocast_function
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "solve_ex", "solve_triangular", "matmul", "cross", "vecdot", "multi_dot", "diagonal", "cholesky",
@@ -39,6 +40,7 @@ def __dir__():
     return sorted(set(globals()) | {"vector_norm"})
 
 
+@autocast_function("vecdot")
 def vecdot(x, y, *, dim=-1, out=None):
     """Dot products of the vectors along ``dim`` (the other dimensions broadcast)."""
     return _write((x * y).sum(dim), out)
@@ -49,6 +51,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return A.diagonal(offset, dim1, dim2)
 
 
+@autocast_function("multi_dot")
 def multi_dot(tensors, *, out=None):
     """``tensors[0] @ tensors[1] @ ...`` (the first may be 1-D, as may the last; the rest are 2-D)."""
     tensors = list(tensors)

@@ -279,8 +279,31 @@ def test_whole_torch_model_with_weights_only_false():
 
 
 def test_unsupported_dtype_is_named():
-    with pytest.raises(TypeError, match="bfloat16"):
-        gputorch.load(_via_torch(torch.ones(2, dtype=torch.bfloat16)))
+    """A storage class gputorch lacks (a quantized one, written in over bfloat16's name) is named."""
+    raw = zipfile.ZipFile(io.BytesIO(_via_torch(torch.ones(2, dtype=torch.bfloat16)).getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as dst:
+        for name in raw.namelist():
+            data = raw.read(name)
+            if name.endswith("data.pkl"):
+                data = data.replace(b"BFloat16Storage", b"QUInt8Storage")
+            dst.writestr(name, data)
+    out.seek(0)
+    with pytest.raises(TypeError, match="quint8"):
+        gputorch.load(out)
+
+
+def test_bfloat16_round_trips_with_torch():
+    pytest.importorskip("ml_dtypes")
+    values = [0.1, -7.0, 3.3, 1e30]
+    ours = gputorch.load(_via_torch(torch.tensor(values, dtype=torch.bfloat16)))
+    assert ours.dtype is gputorch.bfloat16
+    buf = io.BytesIO()
+    gputorch.save(ours, buf)
+    buf.seek(0)
+    theirs = torch.load(buf)
+    assert theirs.dtype is torch.bfloat16
+    assert theirs.tolist() == ours.tolist() == torch.tensor(values, dtype=torch.bfloat16).tolist()
 
 
 def test_out_of_bounds_view_is_refused():

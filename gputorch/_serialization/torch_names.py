@@ -15,6 +15,7 @@ STORAGE_CLASS = {
     _dtype.int32: "IntStorage",
     _dtype.int64: "LongStorage",
     _dtype.float16: "HalfStorage",
+    _dtype.bfloat16: "BFloat16Storage",
     _dtype.float32: "FloatStorage",
     _dtype.float64: "DoubleStorage",
     _dtype.complex64: "ComplexFloatStorage",
@@ -24,13 +25,12 @@ STORAGE_DTYPES = {name: dt for dt, name in STORAGE_CLASS.items()}
 
 # Storage classes and dtypes that PyTorch has and gputorch does not.
 UNSUPPORTED_STORAGES = {
-    "BFloat16Storage": "bfloat16",
     "QInt8Storage": "qint8", "QUInt8Storage": "quint8", "QInt32Storage": "qint32",
     "QUInt4x2Storage": "quint4x2", "QUInt2x4Storage": "quint2x4",
 }
 DTYPE_NAMES = {dt.name: dt for dt in STORAGE_CLASS}
 UNSUPPORTED_DTYPES = frozenset({
-    "bfloat16", "complex32", "chalf", "qint8", "quint8",
+    "complex32", "chalf", "qint8", "quint8",
     "qint32", "quint4x2", "quint2x4", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
     "float8_e8m0fnu", "float4_e2m1fn_x2", "uint16", "uint32", "uint64", "bits8", "bits16", "bits1x8",
     "bits2x4", "bits4x2", "bits16", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "uint1", "uint2",

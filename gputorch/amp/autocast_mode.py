@@ -2,62 +2,36 @@
 
 Inside ``with gputorch.autocast("cuda"):`` an op of the *lower-precision* class (matrix products,
 linear, convolutions) gets its floating-point inputs cast to the region's dtype (float16), an op of
-the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 inputs
-cast to float32, and every other op runs on its inputs as they come. float64 inputs are never cast
-down. The casts are ordinary differentiable ops (gradients flow back to the float32 parameters),
-and a region caches the cast of each leaf that requires grad (a parameter is cast once per region
-when ``cache_enabled``).
+the *float32* class (losses, softmax on CUDA, exp/log/pow, norms, sums) gets its float16 and
+bfloat16 inputs cast to float32, an op of the *promote* class runs in its widest input type, and
+every other op runs on its inputs as they come. float64 inputs are never cast down. The casts
+are ordinary differentiable ops (gradients flow back to the float32 parameters), and a region
+caches the cast of each leaf that requires grad (a parameter is cast once per region when
+``cache_enabled``).
 
 The state is thread-local and per device type; regions nest (an inner region may disable or change
 the dtype). The backward pass runs outside autocast, as in PyTorch (the engine switches it off).
 
-The op classes are PyTorch's lists for each device type (its CPU and CUDA lists differ), written
-as graph-node names (ops implemented as one node) and as functions (composite ops, whose wrapper
-casts on entry: see :func:`autocast_function`). ``bfloat16`` does not exist in gputorch yet, so a
-CPU region, whose default dtype in PyTorch is bfloat16, needs ``dtype=gputorch.float16`` (slow on a
-CPU, but correct: for tests and for checking a model before it goes to a GPU); without it the region
-warns and stays disabled, as PyTorch does for an unsupported dtype.
+The op classes are PyTorch's lists for each device type (its CPU and CUDA lists differ), kept in
+:mod:`.op_lists` as graph-node names (ops implemented as one node) and as functions (composite ops,
+whose wrapper casts on entry and runs the body with autocast off: see :func:`autocast_function`).
+A region's dtype is float16 or bfloat16; the default is float16 on CUDA and bfloat16 on the CPU, as
+in PyTorch. bfloat16 needs ``ml_dtypes`` and exists on the CPU only (:mod:`gputorch._bfloat16`), so
+a CUDA region with ``dtype=gputorch.bfloat16`` warns and stays disabled, as PyTorch does for an
+unsupported dtype. ``dtype=gputorch.float16`` on the CPU is slow but correct: for tests and for
+checking a model before it goes to a GPU.
 """
 import functools
 import threading
 import warnings
 
 from .. import _dtype
+from .op_lists import BANNED_MESSAGE, DEFAULT_DTYPE, FUNCTIONS, NODES
 
 __all__ = ["autocast", "is_autocast_enabled", "get_autocast_dtype", "autocast_function", "STATE",
            "cast_inputs", "disabled", "snapshot", "restored"]
 
-# -- PyTorch's op classes, by graph node (one-node ops) ------------------------------------------
-_LOWER_COMMON = {"MmBackward0", "BmmBackward0", "MatmulBackward0", "AddmmBackward0", "BaddbmmBackward0",
-                 "AddbmmBackward0", "LinearBackward0", "ConvolutionBackward0"}
-_LOWER = {"cuda": _LOWER_COMMON | {"MvBackward0", "DotBackward0", "PreluKernelBackward0"},
-          "cpu": _LOWER_COMMON | {"PreluKernelBackward0"}}
-_FP32_COMMON = {"MseLossBackward0", "NllLossBackward0", "NllLoss2DBackward0", "CrossEntropyLossBackward0",
-                "SmoothL1LossBackward0", "HuberLossBackward0", "BinaryCrossEntropyWithLogitsBackward0",
-                "ProdBackward0", "ProdBackward1"}
-_FP32 = {"cuda": _FP32_COMMON | {"SoftmaxBackward0", "LogSoftmaxBackward0", "NativeLayerNormBackward0",
-                                 "NativeGroupNormBackward0", "ExpBackward0", "LogBackward0", "Log10Backward0",
-                                 "Log2Backward0", "Log1PBackward0", "Expm1Backward0", "PowBackward0",
-                                 "PowBackward1", "PowBackward2", "CumsumBackward0", "SumBackward0",
-                                 "SumBackward1", "LinalgVectorNormBackward0", "LogsumexpBackward0",
-                                 "ReciprocalBackward0", "RsqrtBackward0", "AcosBackward0", "AsinBackward0",
-                                 "CoshBackward0", "SinhBackward0", "TanBackward0", "ErfinvBackward0"},
-         "cpu": _FP32_COMMON}
-# Composite ops in the float32 class (their wrappers call cast_function_inputs).
-FP32_FUNCTIONS = {"cuda": {"l1_loss", "kl_div", "cosine_similarity", "cosine_embedding_loss", "poisson_nll_loss",
-                           "hinge_embedding_loss", "margin_ranking_loss", "soft_margin_loss",
-                           "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
-                           "multilabel_soft_margin_loss", "cdist", "pdist"},
-                  "cpu": {"l1_loss", "kl_div", "cosine_embedding_loss", "poisson_nll_loss", "hinge_embedding_loss",
-                          "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss",
-                          "multilabel_margin_loss", "cdist"}}
-# Ops in the lower-precision class whose functions check their operands' dtypes before their node
-# runs (mixed float16/float32 operands are what autocast exists for): their wrappers cast on entry.
-_LOWER_FUNCTIONS_COMMON = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                           "conv_transpose3d", "scaled_dot_product_attention", "matmul", "mm", "bmm", "addmm",
-                           "baddbmm", "addbmm"}
-LOWER_FUNCTIONS = {"cuda": _LOWER_FUNCTIONS_COMMON | {"mv", "dot"}, "cpu": _LOWER_FUNCTIONS_COMMON}
-DEFAULT_DTYPE = {"cuda": "float16", "cpu": "bfloat16"}
+_CLASSES = ("lower", "fp32", "promote", "banned")
 
 
 class _State(threading.local):
@@ -73,7 +47,7 @@ class _State(threading.local):
 
 
 STATE = _State()
-_classes = {}   # policy name -> {device type: frozenset of node classes}, built on first use
+_classes = {}   # device type -> {class name: frozenset of node classes}, built on first use
 
 
 def _node_classes(names):
@@ -89,10 +63,10 @@ def _node_classes(names):
 
 
 def _policy(device_type):
-    """``(lower, fp32)`` node-class sets of ``device_type``."""
-    key = device_type if device_type in _LOWER else "cuda"
+    """``{class name: frozenset of node classes}`` of ``device_type`` (built on first use)."""
+    key = device_type if device_type in NODES else "cuda"
     if key not in _classes:
-        _classes[key] = (_node_classes(_LOWER[key]), _node_classes(_FP32[key]))
+        _classes[key] = {name: _node_classes(NODES[key][name]) for name in _CLASSES}
     return _classes[key]
 
 
@@ -125,11 +99,16 @@ def _cast(t, dtype):
 
 
 def _cast_all(args, device_type, target, eligible):
+    """``args`` with each eligible tensor of ``device_type`` cast to ``target`` (also inside lists and
+    tuples of tensors, as PyTorch casts tensor-list arguments)."""
     from .._tensor import Tensor
     out = []
     for a in args:
-        if isinstance(a, Tensor) and a._device.type == device_type and eligible(a._dtype):
-            a = _cast(a, target)
+        if isinstance(a, Tensor):
+            if a._device.type == device_type and eligible(a._dtype):
+                a = _cast(a, target)
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            a = type(a)(_cast_all(a, device_type, target, eligible))
         out.append(a)
     return tuple(out)
 
@@ -139,7 +118,36 @@ def _lower_eligible(dt):
 
 
 def _fp32_eligible(dt):
-    return dt is _dtype.float16
+    return dt is _dtype.float16 or dt is _dtype.bfloat16
+
+
+def _widest(args):
+    """The widest floating dtype among the tensors of ``args`` (None when there is none)."""
+    from .._tensor import Tensor
+    widest = None
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            inner = _widest(a)
+            if inner is not None:
+                widest = inner if widest is None else _dtype.promote_types(widest, inner)
+        elif isinstance(a, Tensor) and a._dtype._category == 2:
+            widest = a._dtype if widest is None else _dtype.promote_types(widest, a._dtype)
+    return widest
+
+
+def _cast_by_class(kind, args, device_type, region):
+    if kind == "lower":
+        return _cast_all(args, device_type, region[1], _lower_eligible)
+    if kind == "fp32":
+        return _cast_all(args, device_type, _dtype.float32, _fp32_eligible)
+    if kind == "promote":
+        widest = _widest(args)
+        if widest is None:
+            return args
+        return _cast_all(args, device_type, widest, lambda dt: dt._category == 2)
+    if kind == "plain":
+        return args
+    raise RuntimeError(BANNED_MESSAGE)
 
 
 def cast_inputs(cls, device_type, args):
@@ -147,33 +155,47 @@ def cast_inputs(cls, device_type, args):
     region = STATE.regions.get(device_type)
     if region is None or not region[0]:
         return args
-    lower, fp32 = _policy(device_type)
-    if cls in lower:
-        return _cast_all(args, device_type, region[1], _lower_eligible)
-    if cls in fp32:
-        return _cast_all(args, device_type, _dtype.float32, _fp32_eligible)
+    for kind, classes in _policy(device_type).items():
+        if cls in classes:
+            return _cast_by_class(kind, args, device_type, region)
     return args
 
 
 def autocast_function(name):
     """Decorator for an op function that autocast must see before its own checks run: a composite op
-    of PyTorch's float32 class (its float16 tensor arguments become float32 on entry), or an op of
-    the lower-precision class that checks its operands' dtypes (they become the region's dtype)."""
+    of one of PyTorch's classes (see :mod:`.op_lists`), or a one-node op whose function checks its
+    operands' dtypes. Its tensor arguments are cast on entry, and its body runs with autocast off,
+    as PyTorch runs an autocast op's own implementation (a float32-class composite stays in float32
+    even where its body calls a matrix product)."""
     def wrap(fn):
         @functools.wraps(fn)
         def op(*args, **kwargs):
+            matched = False
             for device_type in STATE.active:
-                if name in LOWER_FUNCTIONS.get(device_type, ()):
-                    target, eligible = STATE.regions[device_type][1], _lower_eligible
-                elif name in FP32_FUNCTIONS.get(device_type, ()):
-                    target, eligible = _dtype.float32, _fp32_eligible
-                else:
+                kind = next((k for k, names in FUNCTIONS.get(device_type, {}).items() if name in names), None)
+                if kind is None:
                     continue
-                args = _cast_all(args, device_type, target, eligible)
-                kwargs = dict(zip(kwargs, _cast_all(tuple(kwargs.values()), device_type, target, eligible)))
-            return fn(*args, **kwargs)
+                matched = True
+                region = STATE.regions[device_type]
+                args = _cast_by_class(kind, args, device_type, region)
+                kwargs = dict(zip(kwargs, _cast_by_class(kind, tuple(kwargs.values()), device_type, region)))
+            if not matched:
+                return fn(*args, **kwargs)
+            with disabled():
+                return fn(*args, **kwargs)
         return op
     return wrap
+
+
+def _unsupported(device_type, dtype):
+    """Why ``dtype`` cannot be a region's dtype on ``device_type`` (None when it can)."""
+    if dtype not in (_dtype.float16, _dtype.bfloat16):
+        return f"{dtype} is no lower-precision floating type; use gputorch.float16 or gputorch.bfloat16"
+    if dtype is _dtype.bfloat16 and dtype.np is None:
+        return "bfloat16 needs the ml_dtypes package (pip install ml_dtypes); or pass dtype=gputorch.float16"
+    if dtype is _dtype.bfloat16 and device_type != "cpu":
+        return "gputorch computes in bfloat16 on the CPU only; use dtype=gputorch.float16"
+    return None
 
 
 def _refresh():
@@ -196,19 +218,12 @@ class autocast:
                           "disabling autocast.", UserWarning, stacklevel=2)
             self._enabled = False
         if self.fast_dtype is None:
-            name = DEFAULT_DTYPE[self.device] if self.device in DEFAULT_DTYPE else "float16"
-            self.fast_dtype = getattr(_dtype, name, None)
-            if self.fast_dtype is None:
-                if self._enabled:
-                    warnings.warn(f"In {self.device.upper()} autocast, the default dtype is {name}, which "
-                                  "gputorch does not have yet: disabling autocast (pass "
-                                  "dtype=gputorch.float16).", UserWarning, stacklevel=2)
-                self._enabled = False
-                self.fast_dtype = _dtype.float16
-        elif self.fast_dtype not in (_dtype.float16,):
+            self.fast_dtype = getattr(_dtype, DEFAULT_DTYPE.get(self.device, "float16"))
+        reason = _unsupported(self.device, self.fast_dtype)
+        if reason is not None:
             if self._enabled:
-                warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported. "
-                              "Disabling autocast.", UserWarning, stacklevel=2)
+                warnings.warn(f"In {self.device.upper()} autocast, but the target dtype is not supported "
+                              f"({reason}). Disabling autocast.", UserWarning, stacklevel=2)
             self._enabled = False
 
     def __enter__(self):

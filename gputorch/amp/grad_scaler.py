@@ -15,13 +15,26 @@ import warnings
 
 from .. import _dtype
 
-__all__ = ["GradScaler", "OptState"]
+__all__ = ["GradScaler", "OptState", "non_finite_check_and_unscale"]
 
 
 class OptState(enum.Enum):
     READY = 0
     UNSCALED = 1
     STEPPED = 2
+
+
+def non_finite_check_and_unscale(xp, arrays, found_inf, inv_scale):
+    """Set ``found_inf`` (a 0-d float32 array) to 1 when one of ``arrays`` (gradients on one device)
+    holds an inf or a NaN, and multiply each array in place by ``inv_scale`` (a 0-d float32 array)
+    cast to its dtype; no host synchronisation. The CUDA backend replaces this with one kernel
+    launch per dtype (``kernels/amp.cu``), PyTorch's ``_amp_foreach_non_finite_check_and_unscale_``."""
+    for a in arrays:
+        if not a.size:
+            continue
+        bad = (~xp.isfinite(a)).any().astype(found_inf.dtype)
+        xp.maximum(found_inf, bad, out=found_inf)
+        xp.multiply(a, inv_scale.astype(a.dtype), out=a)
 
 
 def _fresh_state():
@@ -86,22 +99,33 @@ class GradScaler:
 
     def _unscale_grads_(self, optimizer, inv_scale, allow_fp16):
         """Multiply every gradient of ``optimizer`` by ``inv_scale`` in place; ``{device: found_inf}``
-        (float32 0-d tensors, 1.0 where a gradient holds an inf or a NaN)."""
-        from .. import no_grad
+        (float32 0-d tensors, 1.0 where a gradient holds an inf or a NaN). One call of
+        :func:`non_finite_check_and_unscale` per device (on CUDA one kernel launch per dtype)."""
+        from .. import zeros
+        by_device = {}
+        for group in optimizer.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if not allow_fp16 and g.dtype.itemsize == 2:
+                    raise ValueError("Attempting to unscale FP16 gradients.")
+                by_device.setdefault(g.device, []).append(g)
         found = {}
-        with no_grad():
-            for group in optimizer.param_groups:
-                for p in group["params"]:
-                    g = p.grad
-                    if g is None:
-                        continue
-                    if not allow_fp16 and g.dtype.itemsize == 2:
-                        raise ValueError("Attempting to unscale FP16 gradients.")
-                    dev = g.device
-                    key = str(dev)
-                    nonfinite = (~g.isfinite()).any().to(_dtype.float32)
-                    found[key] = nonfinite if key not in found else (found[key] + nonfinite).clamp(max=1)
-                    g.mul_(inv_scale.to(dev).to(g.dtype))
+        for dev, grads in by_device.items():
+            found_inf = zeros((), dtype=_dtype.float32, device=dev)
+            inv = inv_scale.to(dev)
+            backend = dev.backend
+            unscale = backend.overrides.get(non_finite_check_and_unscale, non_finite_check_and_unscale)
+            ctx = dev._ctx
+            if ctx is None:
+                unscale(backend.xp, [g._data for g in grads], found_inf._data, inv._data)
+            else:
+                with ctx:
+                    unscale(backend.xp, [g._data for g in grads], found_inf._data, inv._data)
+            for g in grads:
+                g._vc[0] += 1      # written in place
+            found[str(dev)] = found_inf
         return found
 
     def unscale_(self, optimizer):

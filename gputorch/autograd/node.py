@@ -10,6 +10,7 @@ differentiable when ``create_graph=True``).
 import itertools
 import weakref
 
+from .. import _dtype
 from ..utils.hooks import add_hook
 from . import saved_hooks
 
@@ -33,6 +34,7 @@ class Node:
     _result_saved = None   # SavedTensor of the output, for ops with ``saves_result``
     _num_outputs = 1
     _output_meta = None    # [(shape, dtype, device)] of multi-output ops (to materialise zeros)
+    _bfloat16_inputs = ()  # positions of bfloat16 operands (see gputorch._bfloat16)
     _pre_hooks = None      # {id: fn(grad_outputs) -> grad_outputs | None}
     _post_hooks = None     # {id: fn(grad_inputs, grad_outputs) -> grad_inputs | None}
     _tensor_pre_hooks = None  # {output_nr: {id: fn(grad) -> grad | None}}
@@ -42,6 +44,9 @@ class Node:
     saves_result = False   # class flag: the dispatcher saves the op's output for backward
     moves_device = False   # class flag: the output lives on the ``device`` param, not the input's
     supports_complex = False   # class flag: forward and backward are right for complex tensors
+    keeps_bfloat16 = False   # class flag: forward takes bfloat16 arrays as they are (see gputorch._bfloat16)
+    output_follows_input = False   # class flag: the result has the first operand's dtype, whatever the others
+    updates_operands = False   # class flag: forward writes into some operand's array (batch norm's running stats)
                                # (set in ``ops.complex_support``; the dispatcher refuses the others)
 
     @property
@@ -142,6 +147,9 @@ class Node:
         result = self.backward(*grad_outputs)
         if type(result) is not tuple:
             result = (result,)
+        if self._bfloat16_inputs:   # the op computed in float32 for bfloat16 operands: their grads are bfloat16
+            result = tuple(g.to(_dtype.bfloat16) if i in self._bfloat16_inputs and g is not None else g
+                           for i, g in enumerate(result))
         return result
 
 

@@ -26,12 +26,15 @@ class NumpyEngine:
         if np_dtype == np.float16:   # 11 random bits: exact in half precision, never rounds up to 1
             bits = self._rng.integers(0, 1 << 11, shape, dtype=np.int32)
             return (bits * np.float32(2.0 ** -11)).astype(np.float16)
+        if np_dtype.kind != "f":     # bfloat16 (ml_dtypes): 8 random bits, exact there
+            bits = self._rng.integers(0, 1 << 8, shape, dtype=np.int32)
+            return (bits * np.float32(2.0 ** -8)).astype(np_dtype)
         return self._rng.random(shape, dtype=np_dtype)
 
     def standard_normal(self, shape, np_dtype=np.float32):
         np_dtype = np.dtype(np_dtype)
-        if np_dtype == np.float16:
-            return self._rng.standard_normal(shape, dtype=np.float32).astype(np.float16)
+        if np_dtype == np.float16 or np_dtype.kind != "f":   # float16, bfloat16: drawn in float32, rounded
+            return self._rng.standard_normal(shape, dtype=np.float32).astype(np_dtype)
         return self._rng.standard_normal(shape, dtype=np_dtype)
 
     def integers(self, low, high, shape, np_dtype=np.int64):

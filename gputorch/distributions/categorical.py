@@ -4,6 +4,7 @@ from .._size import Size
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .._type_info import finfo
 
 __all__ = ["Categorical"]
 
@@ -91,7 +92,7 @@ class Categorical(Distribution):
 
     def entropy(self):
         import numpy as np
-        min_real = float(np.finfo(self.logits.dtype.np).min)
+        min_real = finfo(self.logits.dtype).min
         logits = self.logits.clamp(min=min_real)
         return -(logits * self.probs).sum(-1)
 

@@ -5,6 +5,7 @@ import numbers
 import numpy as np
 
 from .._tensor import Tensor
+from .._type_info import finfo
 
 __all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits",
            "tiny", "eps", "sum_rightmost"]
@@ -27,12 +28,12 @@ def broadcast_all(*values):
 
 def eps(dtype):
     """Machine epsilon of a floating gputorch dtype."""
-    return float(np.finfo(dtype.np).eps)
+    return finfo(dtype).eps
 
 
 def tiny(dtype):
     """The smallest positive normal number of a floating gputorch dtype."""
-    return float(np.finfo(dtype.np).tiny)
+    return finfo(dtype).tiny
 
 
 def clamp_probs(probs):

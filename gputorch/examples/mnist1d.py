@@ -20,7 +20,7 @@ follow their architectures:
 
 Run all of them (a few minutes on a 2-core CPU)::
 
-    python -m gputorch.examples.mnist1d [--models mlp cnn gru] [--shuffled] [--device auto]
+    python -m gputorch.examples.mnist1d [--models mlp cnn gru] [--shuffled] [--device auto] [--amp]
 """
 import argparse
 import os
@@ -121,12 +121,13 @@ def batch_slices(n, batch_size):
     return [slice(i, i + batch_size) for i in range(0, n, batch_size)]
 
 
-def accuracy(model, x, y, batch_size=BATCH_SIZE):
-    """Fraction of rows of ``x`` whose arg-max logit is ``y`` (evaluation mode, no graph)."""
+def accuracy(model, x, y, batch_size=BATCH_SIZE, amp=False):
+    """Fraction of rows of ``x`` whose arg-max logit is ``y`` (evaluation mode, no graph; under
+    ``autocast`` when ``amp``)."""
     was_training = model.training
     model.eval()
     correct = 0
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast(x.device.type, enabled=amp):
         for i in range(0, x.shape[0], batch_size):
             correct += (model(x[i:i + batch_size]).argmax(1) == y[i:i + batch_size]).sum().item()
     model.train(was_training)
@@ -134,7 +135,7 @@ def accuracy(model, x, y, batch_size=BATCH_SIZE):
 
 
 def train(model, data, device, steps=TRAIN_STEPS, batch_size=BATCH_SIZE, lr=LEARNING_RATE, log_every=1000,
-          log=print, curves=None):
+          log=print, curves=None, amp=False):
     """Train ``model`` with Adam on ``data`` = ``load_mnist1d()``'s four arrays, ``steps`` minibatches.
 
     As the authors train: step ``k`` takes the ``batch_size`` rows starting at ``k * batch_size``
@@ -142,22 +143,29 @@ def train(model, data, device, steps=TRAIN_STEPS, batch_size=BATCH_SIZE, lr=LEAR
     at the end) ``log`` gets one line with the step, the mean training loss since the last line
     and the test accuracy, which also go to ``curves`` (``examples.curves.Curves``) when given.
     Returns the final test accuracy.
+
+    ``amp``: mixed precision as PyTorch's recipe has it: the forward and the loss under
+    ``autocast`` with the device's default dtype (float16 on CUDA, bfloat16 on the CPU), the loss
+    scaled by a ``GradScaler``; parameters and Adam's state stay float32.
     """
     x, y, x_test, y_test = (torch.tensor(a, device=device) for a in data)
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    scaler = torch.amp.GradScaler(x.device.type, enabled=amp)
     step, running, count, start = 0, 0.0, 0, time.perf_counter()
     while step < steps:
         for rows in batch_slices(x.shape[0], batch_size):
-            loss = nn.functional.cross_entropy(model(x[rows]), y[rows])
+            with torch.autocast(x.device.type, enabled=amp):
+                loss = nn.functional.cross_entropy(model(x[rows]), y[rows])
             optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
             running += loss.item()
             count += 1
             step += 1
             if step % log_every == 0 or step == steps:
-                test_accuracy = accuracy(model, x_test, y_test)
+                test_accuracy = accuracy(model, x_test, y_test, amp=amp)
                 if curves is not None:
                     curves.add("loss", running / count, step)
                     curves.add("test accuracy", test_accuracy, step)
@@ -166,7 +174,7 @@ def train(model, data, device, steps=TRAIN_STEPS, batch_size=BATCH_SIZE, lr=LEAR
                 running, count = 0.0, 0
             if step == steps:
                 break
-    return accuracy(model, x_test, y_test)
+    return accuracy(model, x_test, y_test, amp=amp)
 
 
 def main(argv=None):
@@ -182,6 +190,8 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0, help="seed of the weight initialisation")
     parser.add_argument("--tensorboard", metavar="DIR",
                         help=TENSORBOARD_HELP + ", one run per model (DIR/cnn, DIR/cnn_shuffled, ...)")
+    parser.add_argument("--amp", action="store_true",
+                        help="mixed precision: autocast (float16 on CUDA, bfloat16 on the CPU) and a GradScaler")
     args = parser.parse_args(argv)
     if args.steps <= 0:
         parser.error(f"--steps must be positive, got {args.steps}")
@@ -201,7 +211,7 @@ def main(argv=None):
             run = os.path.join(args.tensorboard, name + ("_shuffled" if shuffled else "")) if args.tensorboard else None
             curves = Curves(run)
             acc = train(MODELS[name](), datasets[shuffled], device, steps=args.steps,
-                        log_every=max(args.steps // 6, 1), curves=curves)
+                        log_every=max(args.steps // 6, 1), curves=curves, amp=args.amp)
             curves.close()
             results.append((label, acc, PUBLISHED_ACCURACY[name] if not shuffled else None))
     print("\nmodel            test accuracy   published")

@@ -164,11 +164,11 @@ def lenet5():
         nn.Linear(16 * 5 * 5, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(), nn.Linear(84, 10))
 
 
-def evaluate(model, loader, device):
-    """Fraction of correctly classified items of ``loader``."""
+def evaluate(model, loader, device, amp=False):
+    """Fraction of correctly classified items of ``loader`` (under ``autocast`` when ``amp``)."""
     model.eval()
     correct = total = 0
-    with torch.no_grad():
+    with torch.no_grad(), torch.autocast(torch.device(device).type, enabled=amp):
         for x, y in loader:
             correct += (model(x.to(device)).argmax(1).cpu() == y).sum().item()
             total += len(y)
@@ -177,12 +177,16 @@ def evaluate(model, loader, device):
 
 
 def train(train_set, test_set, device, epochs=3, batch_size=64, lr=1e-3, workers=2, seed=0, log=print,
-          curves=None):
+          curves=None, amp=False):
     """Train LeNet-5 with Adam; returns ``(model, [test accuracy after each epoch])``. ``curves``
-    (``examples.curves.Curves``) gets the loss of every step and the test accuracy of every epoch."""
+    (``examples.curves.Curves``) gets the loss of every step and the test accuracy of every epoch.
+    ``amp``: the forward and the loss under ``autocast`` (the device's default dtype: float16 on
+    CUDA, bfloat16 on the CPU) with a ``GradScaler``; parameters and optimizer state stay float32."""
+    device_type = torch.device(device).type
     torch.manual_seed(seed)
     model = lenet5().to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    scaler = torch.amp.GradScaler(device_type, enabled=amp)
     loader = DataLoader(train_set, batch_size=batch_size, shuffle=True, num_workers=workers,
                         generator=torch.Generator().manual_seed(seed), persistent_workers=workers > 0)
     test_loader = DataLoader(test_set, batch_size=1000, num_workers=workers)
@@ -190,16 +194,18 @@ def train(train_set, test_set, device, epochs=3, batch_size=64, lr=1e-3, workers
     for epoch in range(1, epochs + 1):
         start, total, count = time.perf_counter(), 0.0, 0
         for x, y in loader:
-            loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+            with torch.autocast(device_type, enabled=amp):
+                loss = nn.functional.cross_entropy(model(x.to(device)), y.to(device))
             optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
             total += loss.item()
             count += 1
             step += 1
             if curves is not None:
                 curves.add("loss", loss.item(), step)
-        accuracies.append(evaluate(model, test_loader, device))
+        accuracies.append(evaluate(model, test_loader, device, amp))
         if curves is not None:
             curves.add("test accuracy", accuracies[-1], step)
         log(f"epoch {epoch}: loss {total / count:.4f}, test accuracy {accuracies[-1]:.2%} "
@@ -220,6 +226,8 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2, help="DataLoader worker processes")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N training images")
     parser.add_argument("--tensorboard", metavar="DIR", help=TENSORBOARD_HELP)
+    parser.add_argument("--amp", action="store_true",
+                        help="mixed precision: autocast (float16 on CUDA, bfloat16 on the CPU) and a GradScaler")
     args = parser.parse_args(argv)
     for name in ("epochs", "batch_size"):
         if getattr(args, name) <= 0:
@@ -252,7 +260,7 @@ def main(argv=None):
           f"{args.batch_size}, {args.workers} workers, on {device}")
     curves = Curves(args.tensorboard)
     _, accuracies = train(train_set, test_set, device, epochs=args.epochs, batch_size=args.batch_size,
-                          workers=args.workers, curves=curves)
+                          workers=args.workers, curves=curves, amp=args.amp)
     curves.close()
     print(f"test accuracy {accuracies[-1]:.2%}")
     return 0

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor
 from ..backends.cpu import keep_zero_dim
+from .._type_info import finfo
 
 _PROMOTE = _dtype._PROMOTE
 Number = (int, float, bool, np.number, np.bool_)
@@ -71,7 +72,7 @@ def _wrap_int(value, dt):
 
 
 _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                 "float16": "c10::Half", "float32": "float", "float64": "double"}
+                 "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
 def stored_scalar(value, dt):
@@ -91,7 +92,7 @@ def stored_scalar(value, dt):
         if value == value and lo <= value <= hi:
             return _wrap_int(value, dt) if isinstance(value, numbers.Integral) else value
     else:
-        limit = float(np.finfo(dt.np).max)
+        limit = finfo(dt).max
         try:
             if not abs(value) > limit or abs(value) == float("inf"):
                 return value

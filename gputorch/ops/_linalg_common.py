@@ -4,7 +4,8 @@ from .._tensor import _LEGACY_NAMES as SCALAR_NAME, Tensor
 __all__ = ["SCALAR_NAME", "C_NAME", "mT", "mH", "require_tensor", "no_bool", "write_out"]
 
 # PyTorch names dtypes two ways in its messages: ScalarType names (SCALAR_NAME: "Float") and C++ names.
-C_NAME = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+C_NAME = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+          "int64": "long int", "int32": "int",
           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
           "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 

@@ -12,7 +12,7 @@ from ..autograd import grad_mode
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 
 # PyTorch's names for dtypes in error messages ("Got: Long").
-DTYPE_WORD = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
+DTYPE_WORD = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",
               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool",
               "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 

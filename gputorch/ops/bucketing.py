@@ -13,6 +13,7 @@ from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._reducing import dtype_word, write_results
 from .registry import tensor_method
+from .._type_info import finfo
 
 __all__ = ["bincount", "bucketize", "searchsorted", "histc", "histogram", "histogramdd"]
 
@@ -271,14 +272,14 @@ def histc(input, bins=100, min=0, max=0, *, out=None):  # noqa: A002 - PyTorch's
 
 
 _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-                 "float16": "c10::Half", "float32": "float", "float64": "double"}
+                 "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
 def _check_convertible(value, dt):
     """PyTorch's RuntimeError where the number ``value`` does not fit the dtype ``dt``."""
     if dt._category == 0:
         return
-    info = np.iinfo(dt.np) if dt._category == 1 else np.finfo(dt.np)
+    info = np.iinfo(dt.np) if dt._category == 1 else finfo(dt)
     if np.isfinite(value) and not float(info.min) <= value <= float(info.max):
         raise RuntimeError(f"value cannot be converted to type {_C_TYPE_NAMES[dt.name]} without overflow")
     if dt._category == 1 and not np.isfinite(value):

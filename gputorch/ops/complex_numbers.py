@@ -16,6 +16,7 @@ from .._dispatch import apply, apply_view
 from ..autograd.node import Node
 from ._common import require_tensor, xp_of
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["real", "imag", "view_as_real", "view_as_complex", "complex", "polar", "angle", "conj",
            "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "is_conj", "is_neg"]
@@ -140,6 +141,7 @@ def view_as_real(input):
     return apply_view(ViewAsRealBackward0, input)
 
 
+@autocast_function("view_as_complex")
 def view_as_complex(input):
     """A float tensor of shape ``(*S, 2)`` (last dimension contiguous) as a complex view of shape
     ``(*S)``."""
@@ -192,6 +194,7 @@ class PolarBackward0(Node):
                 imag(grad * conj_of(z)) if need[1] else None)
 
 
+@autocast_function("polar")
 def polar(abs, angle, *, out=None):
     """The complex tensor ``abs * (cos(angle) + i sin(angle))`` (float32 or float64 operands of one
     dtype; broadcast)."""

@@ -16,8 +16,13 @@ class ToCopyBackward0(Node):
     """A copy to another dtype and/or device; the gradient goes back the same way."""
 
     moves_device = True
+    keeps_bfloat16 = True   # a cast: it reads and writes bfloat16 arrays itself
 
     def forward(ctx, a, dtype, device, copy):
+        if dtype is _dtype.bfloat16 or a._dtype is _dtype.bfloat16:
+            from .._bfloat16 import check_device
+            check_device(device)
+            _dtype.require_numpy_dtype(dtype)
         ctx.src = (a._dtype, a._device)
         data = a._data
         if device is not a._device:
@@ -134,6 +139,7 @@ def _caster(dt):
 
 
 for _name, _dt in (("float", _dtype.float32), ("double", _dtype.float64), ("half", _dtype.float16),
+                   ("bfloat16", _dtype.bfloat16),
                    ("long", _dtype.int64), ("int", _dtype.int32), ("short", _dtype.int16),
                    ("char", _dtype.int8), ("byte", _dtype.uint8), ("bool", _dtype.bool),
                    ("cfloat", _dtype.complex64), ("cdouble", _dtype.complex128)):

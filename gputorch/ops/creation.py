@@ -19,6 +19,7 @@ from .._tensor import Tensor
 from ._common import quiet_errors, stored_scalar
 from .conversion import resolve_device
 from .registry import tensor_method
+from .._bfloat16 import check_device as check_bfloat16_device
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty",
            "zeros_like", "ones_like", "full_like", "empty_like", "empty_strided",
@@ -63,6 +64,8 @@ def _on_device(dev, make, *args):
 
 
 def _leaf(arr, dev, dt, requires_grad):
+    if dt is _dtype.bfloat16:
+        check_bfloat16_device(dev)
     t = Tensor._make(arr, dev, dt)
     if requires_grad:
         t.requires_grad_(True)

@@ -14,6 +14,7 @@ from ._linalg_common import SCALAR_NAME, mH, mT, write_out
 from ..return_types import linalg_cholesky_ex, linalg_eigh, linalg_qr, linalg_svd
 from .linalg_triangular import solve_triangular
 from .matrix_inverse import LinAlgError, _check_square, solve
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals"]
 
@@ -169,6 +170,7 @@ def _raise_cholesky(name, info, shape):
                               f"positive-definite (the leading minor of order {k} is not positive-definite).")
 
 
+@autocast_function("cholesky")
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor of symmetric positive-definite ``A`` (..., n, n): lower ``L`` with
     ``A = L L^T`` (only ``A``'s lower triangle is read), or upper ``U`` with ``A = U^T U`` (its
@@ -179,6 +181,7 @@ def cholesky(A, *, upper=False, out=None):
     return write_out(L, out)
 
 
+@autocast_function("cholesky_ex")
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """``(L, info)``: :func:`cholesky` that reports failures in ``info`` (int32 per matrix: the
     order of the first leading minor that is not positive-definite, else 0) instead of raising."""
@@ -243,6 +246,7 @@ def _qr_tall_grad(q, r, gq, gr):
     return mT(solve_triangular(r, mT(b), upper=True))
 
 
+@autocast_function("qr")
 def qr(A, mode="reduced", *, out=None):
     """``(Q, R)`` with ``A = Q R`` for ``A`` (..., m, n): ``Q`` with orthonormal columns and ``R``
     upper triangular; ``mode`` 'reduced' (k = min(m, n) columns of ``Q``), 'complete' (``Q``
@@ -305,6 +309,7 @@ def _check_eigh(name, A, uplo):
     return uplo.upper()
 
 
+@autocast_function("eigh")
 def eigh(A, UPLO="L", *, out=None):  # noqa: N803 - PyTorch's argument name
     """``(eigenvalues, eigenvectors)`` of symmetric ``A`` (..., n, n), eigenvalues ascending; only
     the lower (``UPLO='L'``) or upper triangle is read."""
@@ -317,6 +322,7 @@ def eigh(A, UPLO="L", *, out=None):  # noqa: N803 - PyTorch's argument name
     return linalg_eigh(w, v)
 
 
+@autocast_function("eigvalsh")
 def eigvalsh(A, UPLO="L", *, out=None):  # noqa: N803
     """The eigenvalues of symmetric ``A`` (..., n, n), ascending."""
     uplo = _check_eigh("linalg.eigh", A, UPLO)
@@ -411,6 +417,7 @@ class LinalgSvdBackward0(MultiOutputNode):
         return result if result_extra is None else result + result_extra
 
 
+@autocast_function("svd")
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` for ``A`` (..., m, n): singular values ``S``
     descending; ``U`` (m, m) and ``Vh`` (n, n), or (m, k) and (k, n) with ``k = min(m, n)`` when
@@ -431,6 +438,7 @@ def _check_driver(driver, A):
                            "cuSOLVER backend.")
 
 
+@autocast_function("svdvals")
 def svdvals(A, *, driver=None, out=None):
     """The singular values of ``A`` (..., m, n), descending (k = min(m, n) of them)."""
     _check_matrix("linalg.svd", A, "linalg_svd_cpu")

@@ -22,6 +22,7 @@ from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import xp_of
 from ._linalg_common import SCALAR_NAME, write_out
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["einsum", "tensordot"]
 
@@ -361,6 +362,7 @@ def _plan(operands, in_labels, out_labels):
     return tuple(tuple(x) for x in in_labels), tuple(out_labels), shapes, sums
 
 
+@autocast_function("tensordot")
 def tensordot(a, b, dims=2, out=None):
     """Contracts ``dims`` of ``a`` with ``dims`` of ``b``: an int (the last ``dims`` of ``a`` with the
     first of ``b``) or a pair of dimension lists."""

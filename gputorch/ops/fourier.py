@@ -21,6 +21,7 @@ from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import require_tensor, xp_of
 from .complex_numbers import conj_of
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn",
            "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq",
@@ -207,6 +208,7 @@ def _c2c(name, x, s, dims, norm, forward):
     return apply(FftC2CBackward0, x, dims, forward, _scale(norm, n, forward))
 
 
+@autocast_function("fft.fft")
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D discrete Fourier transform along ``dim`` (``n``: cut or zero-pad the signal first)."""
     s, dims = _signal_dims(input, None if n is None else (n,), (dim,), True)
@@ -214,6 +216,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2c("fft_fft", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ifft")
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse discrete Fourier transform along ``dim``."""
     s, dims = _signal_dims(input, None if n is None else (n,), (dim,), True)
@@ -221,24 +224,28 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2c("fft_ifft", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.fft2")
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D discrete Fourier transform (over the last two dims by default)."""
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_c2c("fft_fft2", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ifft2")
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D inverse discrete Fourier transform."""
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_c2c("fft_ifft2", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.fftn")
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D discrete Fourier transform (over all dims, or the last ``len(s)``, by default)."""
     s, dims = _signal_dims(input, s, dim, True)
     return _out(_c2c("fft_fftn", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ifftn")
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """The N-D inverse discrete Fourier transform."""
     s, dims = _signal_dims(input, s, dim, True)
@@ -283,6 +290,7 @@ def _c2r(name, x, s, dims, norm, forward):
     return apply(FftC2RBackward0, x, last, n, scale)
 
 
+@autocast_function("fft.rfft")
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The one-sided 1-D transform of a real signal: ``n // 2 + 1`` frequencies."""
     _require_real("rfft", input)
@@ -291,6 +299,7 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_r2c("fft_rfft", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.irfft")
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The real signal (length ``n``, default ``2 * (m - 1)``) of a one-sided spectrum."""
     s, dims = _signal_dims(input, None if n is None else (n,), (dim,), True)
@@ -298,27 +307,32 @@ def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2r("fft_irfft", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.rfft2")
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_r2c("fft_rfft2", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.irfft2")
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_c2r("fft_irfft2", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.rfftn")
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, True)
     return _out(_r2c("fft_rfftn", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.irfftn")
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, True)
     return _out(_c2r("fft_irfftn", input, s, dims, norm, False), out)
 
 
 # ---------------------------------------------------------------- Hermitian transforms
+@autocast_function("fft.hfft")
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The real spectrum of a signal with Hermitian symmetry, given by its one-sided half."""
     s, dims = _signal_dims(input, None if n is None else (n,), (dim,), True)
@@ -326,6 +340,7 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2r("fft_hfft", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ihfft")
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of :func:`hfft`: the one-sided half of a real signal's inverse transform."""
     _require_real("ihfft", input)
@@ -334,21 +349,25 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_r2c("fft_ihfft", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.hfft2")
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_c2r("fft_hfft2", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ihfft2")
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, False)
     return _out(_r2c("fft_ihfft2", input, s, dims, norm, False), out)
 
 
+@autocast_function("fft.hfftn")
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, True)
     return _out(_c2r("fft_hfftn", input, s, dims, norm, True), out)
 
 
+@autocast_function("fft.ihfftn")
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     s, dims = _signal_dims(input, s, dim, True)
     return _out(_r2c("fft_ihfftn", input, s, dims, norm, False), out)

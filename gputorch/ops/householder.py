@@ -15,6 +15,7 @@ from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from ._linalg_common import mT, write_out
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["geqrf", "ormqr"]
 
@@ -57,6 +58,7 @@ class GeqrfBackward0(Node):
 
 
 @tensor_method("geqrf")
+@autocast_function("geqrf")
 def geqrf(input, *, out=None):
     """``(a, tau)``: the QR decomposition of ``input`` (..., m, n) as LAPACK keeps it (see the
     module docstring). Not differentiable (as in PyTorch)."""
@@ -74,6 +76,7 @@ def geqrf(input, *, out=None):
 
 
 @tensor_method("ormqr")
+@autocast_function("ormqr")
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """``Q @ input3`` (``input3 @ Q`` when not ``left``; ``Q^T`` for ``Q`` with ``transpose``), ``Q``
     the product of the reflectors ``(input, input2)`` of :func:`geqrf`, applied one by one (a

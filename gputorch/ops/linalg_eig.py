@@ -21,6 +21,7 @@ from ._linalg_common import mT
 from .complex_numbers import conj_of
 from .matrix_inverse import _check_square, solve
 from .. import return_types
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["eig", "eigvals"]
 
@@ -69,6 +70,7 @@ def _eye_like(t, n):
     return eye(n, dtype=t.dtype, device=t.device)
 
 
+@autocast_function("eig")
 def eig(A, *, out=None):
     """``(eigenvalues, eigenvectors)`` of square matrices ``A (*, n, n)``: complex ``L (*, n)`` and
     ``V (*, n, n)`` with ``A V = V diag(L)`` and unit-norm columns."""
@@ -85,6 +87,7 @@ def eig(A, *, out=None):
     return result
 
 
+@autocast_function("eigvals")
 def eigvals(A, *, out=None):
     """The complex eigenvalues ``(*, n)`` of square matrices ``A (*, n, n)``."""
     values = eig(A)[0]

@@ -7,6 +7,7 @@ from .._tensor import Tensor
 from ..autograd.node import Node
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from .matrix_inverse import inv, solve
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["vander", "householder_product", "tensorinv", "tensorsolve"]
 
@@ -36,6 +37,7 @@ def vander(x, *, N=None):  # noqa: N803 - PyTorch's argument name
     return powers.cumprod(-1)
 
 
+@autocast_function("householder_product")
 def householder_product(A, tau, *, out=None):
     """The first n columns of ``H_1 H_2 ... H_k`` for ``A`` (..., m, n) and ``tau`` (..., k),
     ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` column i of ``A`` below the diagonal, 1 on it and 0

@@ -12,6 +12,7 @@ from .linalg_generators import householder_product as _householder_product
 from .linalg_lu import _unpack, lu_solve as _linalg_lu_solve, permutation_matrix
 from .linalg_spectral import slogdet as _linalg_slogdet
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["cholesky", "qr", "svd", "slogdet", "lu_solve", "lu_unpack", "orgqr"]
 
@@ -25,6 +26,7 @@ def _warn_once(key, message):
 
 
 @tensor_method("cholesky")
+@autocast_function("legacy.cholesky")
 def cholesky(input, upper=False, *, out=None):
     """``torch.cholesky`` (deprecated in PyTorch for ``torch.linalg.cholesky``)."""
     _warn_once("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
@@ -33,6 +35,7 @@ def cholesky(input, upper=False, *, out=None):
 
 
 @tensor_method("qr")
+@autocast_function("legacy.qr")
 def qr(input, some=True, *, out=None):
     """``(Q, R)``: ``linalg.qr`` with mode 'reduced' (``some=True``) or 'complete'."""
     q, r = _linalg_qr(input, "reduced" if some else "complete")
@@ -44,6 +47,7 @@ def qr(input, some=True, *, out=None):
 
 
 @tensor_method("svd")
+@autocast_function("legacy.svd")
 def svd(input, some=True, compute_uv=True, *, out=None):
     """``(U, S, V)`` with ``input = U diag(S) V^T`` (``V``, not ``Vh``); reduced when ``some``.
     Without ``compute_uv``, ``U`` and ``V`` are zero-filled (m, m) and (n, n) matrices."""
@@ -75,6 +79,7 @@ def slogdet(input):
 
 
 @tensor_method("lu_solve")
+@autocast_function("legacy.lu_solve")
 def lu_solve(b, LU_data, LU_pivots, *, out=None):  # noqa: N803 - PyTorch's argument names
     """``torch.lu_solve(b, LU, pivots)``: ``X`` with ``A X = b`` (deprecated in PyTorch for
     ``torch.linalg.lu_solve(LU, pivots, b)``, whose arguments are in the other order)."""
@@ -116,6 +121,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 
 @tensor_method("orgqr")
+@autocast_function("legacy.orgqr")
 def orgqr(input, input2, *, out=None):
     """The first columns of the product of the Householder reflectors in ``input`` with scales
     ``input2`` (LAPACK's name for ``linalg.householder_product``)."""

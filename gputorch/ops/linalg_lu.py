@@ -14,6 +14,7 @@ from .decompositions import MultiOutputNode, keep_outputs
 from ..return_types import linalg_lu, linalg_lu_factor, linalg_lu_factor_ex
 from .linalg_triangular import solve_triangular
 from .matrix_inverse import LinAlgError, _broadcast
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve"]
 
@@ -204,6 +205,7 @@ def lu(A, *, pivot=True, out=None):
     return linalg_lu(P, L, U)
 
 
+@autocast_function("lu_solve")
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``A^T`` for ``A`` when ``adjoint``)
     from ``(LU, pivots)`` of :func:`lu_factor`."""

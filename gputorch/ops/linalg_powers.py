@@ -9,6 +9,7 @@ from .matmul import matmul
 from .matrix_inverse import inv, solve
 from .registry import tensor_method
 from .comparison import where
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["matrix_power", "matrix_exp"]
 
@@ -71,6 +72,7 @@ _THETA13 = 5.371920351148152
 
 
 @tensor_method("matrix_exp")
+@autocast_function("matrix_exp")
 def matrix_exp(A):
     """The matrix exponential ``sum_k A^k / k!`` of square ``A`` (..., n, n): scaling and squaring
     around a degree-13 Pade approximant. Each matrix of a batch is scaled by its own 1-norm and

@@ -6,6 +6,7 @@ from ._common import quiet_errors, xp_of
 from ._linalg_common import write_out
 from ..return_types import linalg_inv_ex, linalg_solve_ex
 from .matrix_inverse import LinAlgError, inv, solve
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["inv_ex", "solve_ex", "singular_info"]
 
@@ -38,6 +39,7 @@ def _nan_result(A, shape):
     return Tensor._make(xp.full(shape, float("nan"), dtype=A._data.dtype), A._device)
 
 
+@autocast_function("inv_ex")
 def inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)``: :func:`gputorch.linalg.inv` reporting singular matrices in ``info``
     (int32 per matrix, the first zero LU pivot, else 0); their inverse is NaN."""
@@ -55,6 +57,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     return _pair(linalg_inv_ex, result, info, out)
 
 
+@autocast_function("solve_ex")
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``(result, info)``: :func:`gputorch.linalg.solve` reporting singular matrices in ``info``
     (int32 over ``A``'s batch dims) instead of raising; their results are NaN."""

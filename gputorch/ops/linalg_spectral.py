@@ -12,6 +12,7 @@ from .decompositions import _check_matrix, eigvalsh, svd_arrays, svdvals
 from ..return_types import linalg_lstsq, linalg_slogdet
 from .matrix_inverse import _check_square, inv
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["pinv", "matrix_rank", "cond", "lstsq", "slogdet", "logdet"]
 
@@ -78,6 +79,7 @@ class LinalgPinvBackward0(Node):
         return result + (pt @ p) @ (gt - (gt @ p) @ a)
 
 
+@autocast_function("pinv")
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """The Moore-Penrose pseudo-inverse of ``A`` (..., m, n) -> (..., n, m); singular values (or
     eigenvalue magnitudes when ``hermitian``) at most ``max(atol, rtol * largest)`` count as 0."""
@@ -92,12 +94,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 
 @tensor_method("pinverse")
+@autocast_function("pinverse")
 def pinverse(input, rcond=1e-15):
     """``torch.pinverse``: :func:`pinv` with ``rtol=rcond``."""
     return pinv(input, rtol=rcond)
 
 
 # ---------------------------------------------------------------- rank and condition number
+@autocast_function("matrix_rank")
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values (eigenvalue magnitudes when ``hermitian``) of each matrix of
     ``A`` above ``max(atol, rtol * largest)`` (int64). ``tol`` is the older spelling of ``atol``
@@ -158,6 +162,7 @@ def cond(A, p=None, *, out=None):
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 
+@autocast_function("lstsq")
 def lstsq(A, B, rcond=None, *, driver=None):
     """``(solution, residuals, rank, singular_values)`` of ``min ||A X - B||`` for ``A`` (..., m, n)
     and ``B`` (..., m, k) (or (..., m)), as PyTorch on CPU: the minimum-norm solution with

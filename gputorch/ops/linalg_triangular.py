@@ -12,6 +12,7 @@ from ._common import quiet_errors, sum_to_shape, xp_of
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from .matrix_inverse import _broadcast
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["solve_triangular", "cholesky_solve", "cholesky_inverse"]
 
@@ -146,6 +147,7 @@ class CholeskySolveBackward0(Node):
 
 
 @tensor_method("cholesky_solve")
+@autocast_function("cholesky_solve")
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """``X`` with ``A @ X = B`` given ``B = input`` (..., n, k) and the Cholesky factor
     ``input2`` of ``A`` (lower, or upper when ``upper``)."""
@@ -167,6 +169,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 
 
 @tensor_method("cholesky_inverse")
+@autocast_function("cholesky_inverse")
 def cholesky_inverse(input, upper=False, *, out=None):
     """``(L L^T)^-1`` (``(U^T U)^-1`` when ``upper``) from the Cholesky factor ``input`` (..., n, n)."""
     if not isinstance(input, Tensor):

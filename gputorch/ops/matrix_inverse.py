@@ -10,6 +10,7 @@ from ..autograd.node import Node
 from ._common import sum_to_shape, xp_of
 from ._linalg_common import SCALAR_NAME, mT, write_out
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["inverse", "det"]
 
@@ -125,6 +126,7 @@ class LinalgSolveExBackward0(Node):
         return ga, (sum_to_shape(gb, b_shape) if need[1] else None)
 
 
+@autocast_function("inv")
 def inv(A, *, out=None):
     """Inverse of a square matrix (or of each matrix in a batch)."""
     _check_square("linalg.inv", A)
@@ -137,6 +139,7 @@ def det(A, *, out=None):
     return write_out(apply(LinalgDetBackward0, A), out)
 
 
+@autocast_function("solve")
 def solve(A, B, *, left=True, out=None):
     """``X`` with ``A @ X = B`` (``X @ A = B`` when ``left=False``). ``B`` is a vector (or a batch
     of vectors) when it is 1-D or has exactly the shape ``A.shape[:-1]``."""
@@ -177,6 +180,7 @@ def _broadcast(s1, s2):
 
 
 @tensor_method("inverse")
+@autocast_function("inverse")
 def inverse(input, *, out=None):
     """``linalg.inv``."""
     return inv(input, out=out)

@@ -4,6 +4,7 @@ from ..autograd.node import Node
 from ._common import sum_to_shape, xp_of
 from ._linalg_common import SCALAR_NAME, no_bool, require_tensor, write_out
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["trace", "diag", "diag_embed", "kron", "cross"]
 
@@ -121,6 +122,7 @@ class LinalgCrossBackward0(Node):
         return ga, gb
 
 
+@autocast_function("cross")
 def linalg_cross(input, other, *, dim=-1, out=None):
     """Cross product of 3-vectors along ``dim``; the other dimensions broadcast."""
     require_tensor("linalg_cross", input, "input", 1)

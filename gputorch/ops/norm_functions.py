@@ -10,6 +10,7 @@ import warnings
 from .._tensor import Tensor
 from ._common import require_tensor, write_out
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["dist", "renorm", "frobenius_norm", "nuclear_norm"]
 
@@ -22,6 +23,7 @@ def _vector_norm(*args, **kwargs):
 
 
 @tensor_method("dist")
+@autocast_function("dist")
 def dist(input, other, p=2):
     """``||input - other||_p`` over all elements (the operands broadcast); 0-d result."""
     require_tensor("dist", input)
@@ -47,6 +49,7 @@ def _renorm_factor(input, p, dim, maxnorm):
 
 
 @tensor_method("renorm")
+@autocast_function("renorm")
 def renorm(input, p, dim, maxnorm, *, out=None):
     """``input`` with each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm`` scaled
     down to norm ``maxnorm`` (floating inputs of at least 2 dims)."""

@@ -10,6 +10,7 @@ from .._tensor import Tensor
 from ._common import xp_of
 from ._reducing import const, write_results
 from .registry import tensor_method
+from ..amp.autocast_mode import autocast_function
 
 __all__ = ["quantile", "nanquantile"]
 
@@ -120,6 +121,7 @@ def _shape_result(result, in_shape, dim, keepdim, scalar_q):
 
 
 @tensor_method("quantile")
+@autocast_function("quantile")
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The ``q``-th quantiles of ``input`` along ``dim`` (all elements when None). ``q``: a float
     or a 0-/1-d tensor of the input's dtype, in [0, 1]; a 1-d ``q`` adds a leading dim of its
@@ -129,6 +131,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 
 
 @tensor_method("nanquantile")
+@autocast_function("nanquantile")
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """:func:`quantile` ignoring NaN values (NaN only where a slice is all NaN)."""
     result = _quantile(input, q, dim, keepdim, interpolation, True)

@@ -21,13 +21,15 @@ from ._common import quiet_errors
 from .conversion import resolve_device
 from .creation import _leaf, _on_device, _size_arg, _sizes, _write_out
 from .registry import tensor_method
+from .._bfloat16 import check_device as check_bfloat16_device
 
 __all__ = ["rand", "randn", "randint", "randperm", "rand_like", "randn_like", "randint_like",
            "normal", "bernoulli", "multinomial"]
 
 _C_NAMES = {_dtype.uint8: "unsigned char", _dtype.int8: "signed char", _dtype.int16: "short",
             _dtype.int32: "int", _dtype.int64: "long", _dtype.bool: "bool",
-            _dtype.float16: "c10::Half", _dtype.float32: "float", _dtype.float64: "double"}
+            _dtype.float16: "c10::Half", _dtype.bfloat16: "c10::BFloat16", _dtype.float32: "float",
+            _dtype.float64: "double"}
 
 
 def _not_implemented(op, dt):
@@ -48,6 +50,8 @@ def _engine(dev, generator):
 def _new(draw, size, dt, device, generator, requires_grad, out):
     """A new tensor of ``size`` filled by ``draw(engine, xp, shape, np_dtype)``."""
     dev = resolve_device(device if device is not None or out is None else out._device)
+    if dt is _dtype.bfloat16:
+        check_bfloat16_device(dev)
     engine = _engine(dev, generator)
     arr = _on_device(dev, lambda xp: draw(engine, xp, size, dt.np))
     t = _leaf(arr, dev, dt, requires_grad)

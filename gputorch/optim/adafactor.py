@@ -6,6 +6,7 @@ from .._tensor import Tensor
 from ..ops.creation import zeros
 from .adam import steps_as_tensors
 from .optimizer import Optimizer, apply_update, as_float, increment_step, lerp_, new_step_counter
+from .._type_info import finfo
 
 __all__ = ["Adafactor", "adafactor_update"]
 
@@ -135,7 +136,7 @@ class Adafactor(Optimizer):
                 steps.append(increment_step(state["step"]))
             eps1, eps2 = group["eps"]
             if eps1 is None:  # (PyTorch takes it from the first parameter of the group)
-                eps1 = float(np.finfo(params[0]._dtype.np).eps)
+                eps1 = finfo(params[0]._dtype).eps
             apply_update(adafactor_update, params, [p._grad._data for p in params], row_vars, col_vars, variances,
                          steps, lr=as_float(group["lr"]), beta2_decay=group["beta2_decay"], eps1=eps1, eps2=eps2,
                          d=group["d"], weight_decay=group["weight_decay"], maximize=group["maximize"])

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._type_info import finfo
 
 __all__ = ["make_tensor"]
 
@@ -31,7 +32,7 @@ def _shape_from(shape):
 
 
 def _dtype_limits(dtype):
-    info = np.finfo(dtype.np) if dtype._category == 2 else np.iinfo(dtype.np)
+    info = finfo(dtype) if dtype._category == 2 else np.iinfo(dtype.np)
     return float(info.min), float(info.max)
 
 
@@ -80,7 +81,7 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         else:
             result = gputorch.empty(drawn, dtype=dtype, device=device).uniform_(low, high)
     if exclude_zero:
-        replacement = 1 if dtype._category != 2 else float(np.finfo(dtype.np).tiny)
+        replacement = 1 if dtype._category != 2 else finfo(dtype).tiny
         result = gputorch.where(result == 0, gputorch.full((), replacement, dtype=dtype, device=device), result)
     if drawn != shape:
         result = result[..., ::2]

@@ -114,3 +114,87 @@ def test_cuda_amp_aliases_warn_and_work():
     with pytest.warns(FutureWarning, match="torch.cuda.amp.autocast"):
         with gputorch.cuda.amp.autocast():
             assert gputorch.is_autocast_enabled("cuda")
+
+
+def _two_optimizers_with_accumulation(lib, device, steps=8, accumulate=2):
+    """Two models, two optimizers (SGD and Adam), one scaler, gradients accumulated over
+    ``accumulate`` micro-batches, the first model's gradients unscaled and clipped; overflows
+    planted in the second model's loss at steps 1 and 5."""
+    rng = np.random.default_rng(1)
+    models = []
+    for shape in ((4, 3), (3, 2)):
+        m = lib.nn.Linear(*shape)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(rng.standard_normal(shape[::-1]).astype(np.float32)))
+            m.bias.copy_(lib.tensor(rng.standard_normal(shape[1]).astype(np.float32)))
+        models.append(m.to(device))
+    opts = [lib.optim.SGD(models[0].parameters(), lr=0.05), lib.optim.Adam(models[1].parameters(), lr=0.01)]
+    scaler = (GradScaler if lib is gputorch else lib.amp.GradScaler)(device, init_scale=2.0 ** 8, growth_interval=2)
+    scales = []
+    for step in range(steps):
+        for o in opts:
+            o.zero_grad()
+        for micro in range(accumulate):
+            x = lib.tensor(rng.standard_normal((5, 4)).astype(np.float32), device=device)
+            h = models[0](x)
+            loss0 = h.pow(2).mean()
+            loss1 = models[1](h.detach()).pow(2).mean()
+            if step in (1, 5) and micro == 1:
+                loss1 = loss1 * 1e38
+            scaler.scale(loss0 / accumulate + loss1 / accumulate).backward()
+        scaler.unscale_(opts[0])
+        lib.nn.utils.clip_grad_norm_(models[0].parameters(), 0.5)
+        for o in opts:
+            scaler.step(o)
+        scaler.update()
+        scales.append(scaler.get_scale())
+    weights = [p.detach().cpu().numpy().copy() for m in models for p in m.parameters()]
+    return scales, weights
+
+
+def test_several_optimizers_and_accumulation_match_torch(device):
+    torch = pytest.importorskip("torch")
+    ours = _two_optimizers_with_accumulation(gputorch, device)
+    theirs = _two_optimizers_with_accumulation(torch, "cpu")
+    assert ours[0] == theirs[0]
+    assert 2.0 ** 8 > min(ours[0])      # the planted overflows backed the scale off
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def _found_inf(scaler, optimizer):
+    return sum(float(v.item()) for v in scaler._per_optimizer_states[id(optimizer)]["found_inf_per_device"].values())
+
+
+def test_cuda_unscale_is_one_kernel_per_dtype_and_equals_the_cpu():
+    """On CUDA the inf check and unscale run as kernels/amp.cu's multi-tensor kernel (one launch
+    per dtype); the unscaled gradients and found_inf equal the CPU's generic path bit for bit."""
+    if not gputorch.cuda.is_available():
+        pytest.skip("needs a (real or simulated) CUDA device")
+    from gputorch.amp.grad_scaler import non_finite_check_and_unscale
+    from gputorch.cuda import kernels
+    backend = gputorch.device("cuda").backend
+    if kernels.enabled():
+        assert backend.overrides.get(non_finite_check_and_unscale) is not None
+    results = []
+    for device in ("cpu", "cuda"):
+        rng = np.random.default_rng(3)
+        params = [gputorch.zeros(shape, dtype=dt, device=device, requires_grad=True)
+                  for shape, dt in (((70000,), gputorch.float32), ((3, 5), gputorch.float64), ((9,), gputorch.float32))]
+        for p in params:
+            p.grad = gputorch.tensor(rng.standard_normal(tuple(p.shape)) * 1e4, dtype=p.dtype, device=device)
+        opt = optim.SGD(params, lr=0.1)
+        scaler = GradScaler(device, init_scale=3.0)
+        scaler.scale(gputorch.ones((), device=device))
+        scaler.unscale_(opt)
+        found = _found_inf(scaler, opt)
+        p = params[2]
+        with gputorch.no_grad():
+            p.grad[4] = float("nan")
+        other = optim.SGD([p], lr=0.1)
+        scaler.unscale_(other)
+        nan_found = _found_inf(scaler, other)
+        results.append((found, nan_found, [q.grad.cpu().numpy() for q in params]))
+    assert results[0][:2] == results[1][:2] == (0.0, 1.0)
+    for a, b in zip(results[0][2], results[1][2]):
+        np.testing.assert_array_equal(a, b)

@@ -173,3 +173,11 @@ def test_adam_steps_match_pytorch_with_the_same_weights(device):
         ref_losses.append(loss.item())
     assert ref_losses[-1] < ref_losses[0] - 0.05  # the steps do move the loss
     np.testing.assert_allclose(ours_losses, ref_losses, rtol=1e-4)
+
+
+def test_cli_amp_trains_in_mixed_precision(mnist_dir, capsys):
+    pytest.importorskip("ml_dtypes")     # the CPU's autocast dtype is bfloat16
+    assert ml.main(["--data", str(mnist_dir), "--epochs", "2", "--workers", "0", "--device", "cpu",
+                    "--limit", "600", "--amp"]) == 0
+    accuracy = float(capsys.readouterr().out.rsplit("test accuracy ", 1)[1].split("%")[0])
+    assert accuracy >= 90.0

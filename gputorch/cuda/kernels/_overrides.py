@@ -17,7 +17,7 @@ from ...ops import class_targets, normalization_stats as stats, window_geometry 
 from ...ops._common import quiet_errors, xp_of
 from ...ops.index_counts import index_counts
 from ...ops.philox_dropout import philox_dropout as generic_philox_dropout
-from . import (activations, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
+from . import (activations, amp, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
                reductions, softmax)
 from ._launch import ctype
 
@@ -503,3 +503,8 @@ def sum_of_squares(xp, arrays):
 # ================================================================ optimizers
 kernel_forward("gputorch.optim.sgd", "sgd_update", takes_generic=True)(optimizers.multi_tensor_sgd)
 kernel_forward("gputorch.optim.adam", "adam_update", takes_generic=True)(optimizers.multi_tensor_adam)
+
+
+# ================================================================ mixed precision
+kernel_forward("gputorch.amp.grad_scaler", "non_finite_check_and_unscale", takes_generic=True)(
+    amp.non_finite_check_and_unscale)

@@ -26,6 +26,7 @@ from ...ops.activation_backward import (gelu_backward, log_softmax_backward_data
 from ...ops.comparison import where
 from ...ops.pointwise import relu as _core_relu, relu_ as _core_relu_, sigmoid, tanh
 from ...ops.registry import tensor_method
+from ..._type_info import finfo
 
 __all__ = [
     "threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_", "leaky_relu",
@@ -645,7 +646,7 @@ def logsigmoid(input):
 
 def _check_lambd(lambd, input):
     if lambd < 0:
-        raise RuntimeError(f"lambda must be in range [0, {float(np.finfo(input._dtype.np).max):g}] for input dtype "
+        raise RuntimeError(f"lambda must be in range [0, {finfo(input._dtype).max:g}] for input dtype "
                            f"{_LEGACY_NAMES[input._dtype]}, but found {lambd}")
 
 

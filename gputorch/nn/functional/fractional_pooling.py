@@ -14,6 +14,7 @@ the input through the chosen elements.
 """
 from ..._tensor import _LEGACY_NAMES, Tensor
 from ...ops.creation import arange, empty
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
            "fractional_max_pool3d_with_indices"]
@@ -111,6 +112,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
     return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
+@autocast_function("fractional_max_pool2d")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """2-d fractional max pooling to ``output_size`` (or ``output_ratio`` of the input size, a
@@ -125,6 +127,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
+@autocast_function("fractional_max_pool3d")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     """3-d fractional max pooling (see :func:`fractional_max_pool2d`)."""

@@ -19,6 +19,7 @@ from ..._tensor import _LEGACY_NAMES, Tensor
 from ...ops.comparison import where
 from ...ops.creation import arange, ones
 from ...ops.shape import stack
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -163,6 +164,7 @@ def _check_grid_sample(input, grid, mode, padding_mode):
                            f"sizes {list(input._data.shape)} with dimension 2 being empty")
 
 
+@autocast_function("grid_sample")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """``input`` (N, C, H, W) read at ``grid`` (N, Ho, Wo, 2): output (N, C, Ho, Wo); 5-d inputs
     with (N, Do, Ho, Wo, 3) grids likewise. Grid values are (x, y[, z]) in [-1, 1]; points outside

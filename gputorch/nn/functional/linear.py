@@ -16,8 +16,9 @@ from ...ops._common import sum_to_shape
 
 __all__ = ["linear", "bilinear"]
 
-_C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
-_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+_C_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int64": "Long",
+          "int32": "Int",
           "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
@@ -118,6 +119,7 @@ def linear(input, weight, bias=None):
     return apply(LinearBackward0, input, weight, bias)
 
 
+@autocast_function("bilinear")
 def bilinear(input1, input2, weight, bias=None):
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``.
 

@@ -1138,6 +1138,7 @@ def _padded_targets(targets, target_lengths, n):
     return Tensor._make(padded.astype(np.int64), targets._device)
 
 
+@autocast_function("ctc_loss")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist Temporal Classification loss.
 

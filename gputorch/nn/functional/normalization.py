@@ -15,8 +15,10 @@ import numbers
 
 import numpy as np
 
+from ... import _dtype
 from ..._dispatch import apply
 from ..._tensor import Tensor
+from ..._type_info import finfo
 from ...autograd import grad_mode
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
@@ -27,6 +29,7 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "rms_norm", "instance_norm"
 
 _GRAD_ENABLED = grad_mode.GRAD_ENABLED
 _F16 = np.dtype(np.float16)
+_HALF_TYPES = (_dtype.float16, _dtype.bfloat16)   # inputs that may come with float32 affine parameters
 _F32 = np.dtype(np.float32)
 
 
@@ -106,7 +109,7 @@ def _check_dtypes(input, *params):
     for p in params:
         if p is None:
             continue
-        if p._dtype is not input._dtype and not (input._data.dtype == _F16 and p._data.dtype == _F32):
+        if p._dtype is not input._dtype and not (input._dtype in _HALF_TYPES and p._dtype is _dtype.float32):
             raise RuntimeError(f"mixed dtype: all inputs must share the same dtype, but got input "
                                f"{input._dtype} and a parameter of {p._dtype}")
 
@@ -143,6 +146,9 @@ def _kernel_backward(ctx, kind, grad, x, mean, rstd, weight):
 # ---------------------------------------------------------------------------- batch norm
 class NativeBatchNormBackward0(Node):
     """Batch normalization over every dim but 1 (the channels); updates the running stats."""
+
+    output_follows_input = True   # a float16/bfloat16 input with float32 parameters stays float16/bfloat16
+    updates_operands = True   # the running statistics, in place
 
     def forward(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps):
         xp = xp_of(input)
@@ -229,6 +235,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 class NativeLayerNormBackward0(Node):
     """Normalization over the last ``len(normalized_shape)`` dims, with elementwise affine."""
 
+    output_follows_input = True   # a float16/bfloat16 input with float32 parameters stays float16/bfloat16
+
     def forward(ctx, input, weight, bias, ndims, eps):
         xp = xp_of(input)
         x = _acc(input._data)
@@ -298,6 +306,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 class NativeGroupNormBackward0(Node):
     """Normalization over groups of channels (and all spatial dims) of ``(N, C, *)``."""
 
+    output_follows_input = True   # a float16/bfloat16 input with float32 parameters stays float16/bfloat16
+
     def forward(ctx, input, weight, bias, num_groups, eps):
         xp = xp_of(input)
         x = _acc(input._data)
@@ -352,6 +362,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 class FusedRmsNormBackward0(Node):
     """Root-mean-square normalization over the last ``ndims`` dims, with elementwise scale."""
 
+    output_follows_input = True   # a float16/bfloat16 input with float32 parameters stays float16/bfloat16
+
     def forward(ctx, input, weight, ndims, eps):
         xp = xp_of(input)
         x = _acc(input._data)
@@ -388,14 +400,15 @@ class FusedRmsNormBackward0(Node):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``input / sqrt(mean(input**2) + eps) * weight`` over the trailing ``normalized_shape`` dims.
 
-    ``eps=None`` uses the machine epsilon of the computation dtype (float32 for float16 input)."""
+    ``eps=None`` uses the machine epsilon of the computation dtype (float32 for float16 and bfloat16
+    input)."""
     _check_float("rms_norm", input)
     shape = _normalized_shape(normalized_shape)
     _check_normalized_shape(input, shape, "*")
     _check_param_shape("weight", weight, shape)
     _check_dtypes(input, weight)
     if eps is None:
-        eps = float(np.finfo(_acc(np.empty(0, input._data.dtype)).dtype).eps)
+        eps = finfo(_dtype.float32 if input._dtype in _HALF_TYPES else input._dtype).eps
     return apply(FusedRmsNormBackward0, input, weight, len(shape), float(eps))
 
 

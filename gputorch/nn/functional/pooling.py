@@ -19,6 +19,7 @@ from ...autograd.node import Node
 from ...ops._common import xp_of
 from . import _pool_windows as pw
 from ._windows import out_size
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
@@ -639,12 +640,14 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_function("max_unpool2d")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of :func:`max_pool2d` over ``input`` (N, C, H, W) or (C, H, W); see
     :func:`max_unpool1d`."""
     return _max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_function("max_unpool3d")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of :func:`max_pool3d` over ``input`` (N, C, D, H, W) or (C, D, H, W); see
     :func:`max_unpool1d`."""

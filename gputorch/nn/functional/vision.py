@@ -14,6 +14,7 @@ from ..._dispatch import apply
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import xp_of
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["pad", "one_hot", "normalize"]
 
@@ -252,6 +253,7 @@ def one_hot(tensor, num_classes=-1):
 
 
 # ================================================================ normalize
+@autocast_function("normalize")
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """``input / max(||input||_p, eps)`` with the norm taken along ``dim``."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)

@@ -698,8 +698,8 @@ class Module:
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self):
-        raise TypeError("bfloat16 is not supported by gputorch (NumPy has no bfloat16 dtype); "
-                        "use half() or float()")
+        """Cast floating-point parameters and buffers to bfloat16 (CPU only; needs ml_dtypes)."""
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device, recurse=True):
         """Move parameters and buffers to ``device`` without copying their values."""

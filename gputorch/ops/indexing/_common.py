@@ -54,13 +54,15 @@ def _grad_as(g, dt):
 
 def _legacy(dt):
     """PyTorch's ScalarType name of ``dt`` ("Float", "Long", ...), as its error messages print it."""
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+            "int32": "Int",
             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}[dt.name]
 
 
 def _c_name(dt):
     """The C type name of ``dt`` ("float", "long int", ...), as some PyTorch messages print it."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+    return {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}[dt.name]
 
 

@@ -19,6 +19,7 @@ from ._common import (_cast_values, _check_nonnegative_bounds, _check_source_dty
                       _write)
 from .index_nodes import IndexBackward0, IndexPutBackward0, _scatter_into_zeros
 from .parsing import Index
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["gather", "scatter", "scatter_add", "take_along_dim"]
 
@@ -211,6 +212,7 @@ def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
 
 
 @tensor_method("scatter_add")
+@autocast_function("scatter_add")
 def scatter_add(input, dim, index, src):
     """``input`` with ``src`` added at the positions ``index`` gives along ``dim`` (repeats add up)."""
     d, arr = _gather_checks(input, dim, index, "scatter_add", src)

@@ -10,6 +10,7 @@ from ..registry import tensor_method
 from ._common import _cast_values, _check_nonnegative_bounds, _check_source_dtype, _grad_as, _write
 from .index_nodes import _indexed, _scatter_into_zeros
 from .parsing import Index
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["index_select", "index_add", "index_copy", "index_fill"]
 
@@ -171,6 +172,7 @@ class IndexCopyBackward0(Node):
 
 
 @tensor_method("index_copy")
+@autocast_function("index_copy")
 def index_copy(input, dim, index, source):
     """``input`` with entries ``index`` along ``dim`` replaced by the slices of ``source``."""
     d, arr = _source_checks(input, dim, index, source, "index_copy_")

@@ -12,6 +12,7 @@ from .._common import stored_scalar
 from ._common import _legacy
 from .index_nodes import IndexPutBackward0, _indexed
 from .parsing import _parse, _plain
+from ...amp.autocast_mode import autocast_function
 
 __all__ = ["index_put"]
 
@@ -112,6 +113,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 @tensor_method("index_put")
+@autocast_function("index_put")
 def index_put(input, indices, values, accumulate=False):
     """Out-of-place ``index_put_``."""
     index = _put_indices(input, indices)

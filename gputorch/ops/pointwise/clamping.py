@@ -7,6 +7,7 @@ from ..._tensor import Tensor
 from ...autograd.node import Node
 from .._common import check_operand, grad_for, quiet_errors, stored_scalar, write_out, xp_of
 from ..registry import tensor_method
+from ..._type_info import finfo
 
 __all__ = ["clamp", "clip", "clamp_min", "clamp_max", "nan_to_num",
            "clamp_", "clip_", "clamp_min_", "clamp_max_", "nan_to_num_"]
@@ -244,7 +245,7 @@ def clamp_max_(self, max):
 def _nan_to_num_args(input, posinf, neginf):
     if input._dtype._category == 2:
         import numpy as np
-        info = np.finfo(input._dtype.np)
+        info = finfo(input._dtype)
         posinf = float(info.max) if posinf is None else posinf
         neginf = float(info.min) if neginf is None else neginf
     return posinf, neginf

@@ -12,6 +12,7 @@ from .._common import require_tensor, xp_of
 from ..registry import tensor_method
 from .joining import cat, stack
 from .view_nodes import DiagonalBackward0, SelectBackward0, SliceBackward0, _DiagonalOf, sub_view
+from ..._bfloat16 import VIEW_OPS
 
 __all__ = ["split", "chunk", "tensor_split", "unbind", "narrow", "select", "diagonal", "hsplit", "vsplit",
            "dsplit", "split_with_sizes", "unsafe_split", "unsafe_chunk", "unsafe_split_with_sizes", "narrow_copy",
@@ -42,6 +43,7 @@ class UnbindBackward0(_MultiView):
 
 
 def _multi_view(cls, t, keys, dim):
+    VIEW_OPS.add(cls)   # bfloat16 operands stay as they are (see gputorch._bfloat16)
     outs = apply(cls, t, keys, dim)
     root = t if t._base is None else t._base
     for o in outs:
