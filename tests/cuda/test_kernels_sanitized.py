@@ -1,7 +1,7 @@
 """Every CUDA kernel run once, on a small launch, under AddressSanitizer (out-of-bounds accesses)
 and ThreadSanitizer (races such as a missing ``__syncthreads``), through the CPU execution
 harness's sanitized builds (each launch in a subprocess). The kernels taking pointer tables
-(multi-tensor optimizers, sum of squares) are left out: addresses inside arrays do not survive
+(multi-tensor optimizers, GradScaler's unscale, sum of squares) are left out: addresses inside arrays do not survive
 the trip to another process.
 
 Each family is built with only the instantiations its scenario launches (found by running the
@@ -123,7 +123,7 @@ def harness():
 
 
 def test_every_family_has_a_scenario():
-    assert set(SCENARIOS) == set(FAMILIES) - {"optimizers"}
+    assert set(SCENARIOS) == set(FAMILIES) - {"optimizers", "amp"}     # pointer tables: see the module doc
 
 
 def _launched(h, family):
