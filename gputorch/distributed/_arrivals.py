@@ -1,18 +1,20 @@
 """Which ranks have joined a collective: the stall inspector behind timeout errors.
 
 Every rank of a group numbers its collectives 1, 2, ... in call order (all ranks call them in the
-same order). On entering collective ``seq`` a rank sends ``seq`` and the collective's name to each
-peer as a small non-blocking message on a communicator of its own; each rank drains what it has
-received while it waits. When a collective times out, the peers whose last announced number is
-below ``seq`` are the ranks that did not join it, and a peer that announced ``seq`` under another
-name called a different collective — both named in the error instead of hanging silently (as
-Horovod's stall inspector does).
+same order). A rank that has waited for collective ``seq`` longer than ``ANNOUNCE_AFTER`` seconds
+sends ``seq`` and the collective's name to each peer as a small non-blocking message on a
+communicator of its own (a collective that completes sooner costs nothing: the fast path sends no
+message). When a collective times out, the peers whose last announced number is below ``seq``
+are the ranks that did not join it (every rank that did is waiting too, so it has announced), and
+a peer that announced ``seq`` under another name called a different collective — both named in
+the error instead of hanging silently (as Horovod's stall inspector does).
 """
 import numpy as np
 
 from ._mpi import mpi
 
 _TAG = 0x6770
+ANNOUNCE_AFTER = 0.25      # seconds of waiting before a rank tells its peers where it waits
 _NAMES = ["?", "all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
           "gather", "scatter", "all_to_all_single", "all_to_all", "barrier", "monitored_barrier"]
 

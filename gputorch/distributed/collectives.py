@@ -1,7 +1,7 @@
 """Collectives and point-to-point operations on tensors, in place, as in ``torch.distributed``.
 
 Each function resolves its group (returning None in a process outside it), checks its arguments,
-numbers the collective and announces it (``ProcessGroup.next_seq``), runs the DETAIL consistency
+numbers the collective (``ProcessGroup.next_seq``), runs the DETAIL consistency
 check when switched on, and posts the operation to MPI (or NCCL for CUDA tensors on an ``"nccl"``
 group) as a :class:`Work`. With ``async_op=True`` the Work is returned; otherwise it is waited on,
 which raises :class:`DistBackendError` naming the ranks that did not join within the timeout.

@@ -87,9 +87,8 @@ class ProcessGroup:
         self.id = ProcessGroup._count
 
     def next_seq(self, name):
-        """Number the next collective (called ``name``) and announce it to the peers."""
+        """Number the next collective (``name``: announced to the peers if its wait is long)."""
         self.seq += 1
-        self.arrivals.announce(self.seq, name)
         return self.seq
 
     def global_rank(self, group_rank):

@@ -10,6 +10,7 @@ milliseconds.
 import os
 import time
 
+from ._arrivals import ANNOUNCE_AFTER
 from ._mpi import mpi
 from .errors import DistBackendError
 
@@ -100,12 +101,16 @@ class Work:
         deadline = self._started + limit
         test = self._test
         spin_until = time.monotonic() + _SPIN_SECONDS
+        announce_at = self._started + ANNOUNCE_AFTER if self.seq is not None else float("inf")
         tests = 0
         while not test():
             tests += 1
             if tests % _CLOCK_EVERY:
                 continue
             now = time.monotonic()
+            if now > announce_at:           # a long wait: tell the peers where this rank waits
+                self.group.arrivals.announce(self.seq, self.name.split(" ")[0])
+                announce_at = float("inf")
             if now > deadline:
                 if self._on_timeout is not None:
                     self._on_timeout()
