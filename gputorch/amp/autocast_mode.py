@@ -48,6 +48,9 @@ class _State(threading.local):
 
 STATE = _State()
 _classes = {}   # device type -> {class name: frozenset of node classes}, built on first use
+# A device type whose ops follow another's lists: "meta" while the memory estimator replays a model
+# as it would run under autocast on its real device (``imitated_region``).
+_RULES_OF = {}
 
 
 def _node_classes(names):
@@ -64,6 +67,7 @@ def _node_classes(names):
 
 def _policy(device_type):
     """``{class name: frozenset of node classes}`` of ``device_type`` (built on first use)."""
+    device_type = _RULES_OF.get(device_type, device_type)
     key = device_type if device_type in NODES else "cuda"
     if key not in _classes:
         _classes[key] = {name: _node_classes(NODES[key][name]) for name in _CLASSES}
@@ -172,7 +176,8 @@ def autocast_function(name):
         def op(*args, **kwargs):
             matched = False
             for device_type in STATE.active:
-                kind = next((k for k, names in FUNCTIONS.get(device_type, {}).items() if name in names), None)
+                rules = FUNCTIONS.get(_RULES_OF.get(device_type, device_type), {})
+                kind = next((k for k, names in rules.items() if name in names), None)
                 if kind is None:
                     continue
                 matched = True
@@ -262,6 +267,40 @@ class disabled:
 
     def __exit__(self, *exc):
         STATE.regions, STATE.active = self._saved
+        return False
+
+
+class imitated_region:
+    """An autocast region on the ``meta`` device with the lists of ``rules_device_type`` and ``dtype``:
+    how the memory estimator replays, on shape-only tensors, a model that will run under
+    ``autocast(rules_device_type, dtype)``. Internal (PyTorch's autocast has no meta region)."""
+
+    def __init__(self, rules_device_type, dtype):
+        self.rules = rules_device_type
+        self.dtype = _dtype.to_dtype(dtype)
+
+    def __enter__(self):
+        self._previous = (STATE.regions.get("meta"), _RULES_OF.get("meta"))
+        _RULES_OF["meta"] = self.rules
+        STATE.regions["meta"] = (True, self.dtype)
+        STATE.depth += 1
+        _refresh()
+        return self
+
+    def __exit__(self, *exc):
+        STATE.depth -= 1
+        region, rules = self._previous
+        if region is None:
+            del STATE.regions["meta"]
+        else:
+            STATE.regions["meta"] = region
+        if rules is None:
+            _RULES_OF.pop("meta", None)
+        else:
+            _RULES_OF["meta"] = rules
+        if STATE.depth == 0:
+            STATE.cache.clear()
+        _refresh()
         return False
 
 

@@ -27,6 +27,7 @@ the loss closes over (a target, class weights) take part as meta tensors of thei
 loss code that reads values (``loss.item()``, ``if x.max() > 1``) cannot run on the meta device
 and raises.
 """
+import contextlib
 import copy
 import gc
 import inspect
@@ -60,10 +61,16 @@ class MemoryEstimate(MemoryReport):
         peak_bytes_without_checkpoint, peak_bytes_with_checkpoint (int or None): the predicted peak
             without / with checkpointing (the latter None without a what-if).
         checkpoint_saving (int): how much lower the peak is with checkpointing (0 without a what-if).
+        autocast (dtype or None): the autocast dtype of the replay.
+        activations_without_autocast, activations_with_autocast (int or None): the highest activation
+            bytes of a float32 replay and of the autocast replay (None without ``autocast``).
+        autocast_saving (int): how much lower the activations' high point is under autocast (negative
+            where the half-precision weight copies saved for backward outweigh the smaller
+            activations, as with small batches; 0 without ``autocast``).
     """
 
     @classmethod
-    def _from(cls, report, steps, checkpointed, baseline):
+    def _from(cls, report, steps, checkpointed, baseline, autocast=None, float32=None):
         est = cls.__new__(cls)
         est.__dict__.update(report.__dict__)
         est.estimated_steps = steps
@@ -72,6 +79,11 @@ class MemoryEstimate(MemoryReport):
         est.peak_bytes_without_checkpoint = est.baseline.peak_bytes
         est.peak_bytes_with_checkpoint = report.peak_bytes if checkpointed else None
         est.checkpoint_saving = est.baseline.peak_bytes - report.peak_bytes if checkpointed else 0
+        est.autocast = autocast
+        base_act = est.baseline.category_peaks["activations"]
+        est.activations_with_autocast = base_act if autocast is not None else None
+        est.activations_without_autocast = float32.category_peaks["activations"] if float32 is not None else None
+        est.autocast_saving = float32.category_peaks["activations"] - base_act if float32 is not None else 0
         return est
 
     def to_dict(self):
@@ -79,7 +91,11 @@ class MemoryEstimate(MemoryReport):
         d["estimate"] = {"steps": self.estimated_steps, "checkpointed": self.checkpointed,
                          "peak_bytes_without_checkpoint": self.peak_bytes_without_checkpoint,
                          "peak_bytes_with_checkpoint": self.peak_bytes_with_checkpoint,
-                         "checkpoint_saving": self.checkpoint_saving}
+                         "checkpoint_saving": self.checkpoint_saving,
+                         "autocast": None if self.autocast is None else str(self.autocast),
+                         "activations_without_autocast": self.activations_without_autocast,
+                         "activations_with_autocast": self.activations_with_autocast,
+                         "autocast_saving": self.autocast_saving}
         return d
 
     def __str__(self):
@@ -91,6 +107,10 @@ class MemoryEstimate(MemoryReport):
                         f"peak from {format_bytes(base.peak_bytes)} to {format_bytes(self.peak_bytes)} "
                         f"(saves {format_bytes(self.checkpoint_saving)}; activations at the peak "
                         f"{format_bytes(base.peak['activations'])} -> {format_bytes(self.peak['activations'])}).")
+        if self.autocast is not None:
+            head.append(f"What-if: autocast to {self.autocast} changes the activations' high point from "
+                        f"{format_bytes(self.activations_without_autocast)} (float32) to "
+                        f"{format_bytes(self.activations_with_autocast)} (saves {format_bytes(self.autocast_saving)}).")
         return "\n".join(head) + "\n\n" + super().__str__()
 
     def __repr__(self):
@@ -99,7 +119,7 @@ class MemoryEstimate(MemoryReport):
 
 
 def estimate_memory(model, example_inputs, optimizer=None, loss_fn=None, *, target=None, checkpoint=None,
-                    steps=1):
+                    steps=1, autocast=None):
     """Predict the memory of training steps of ``model`` without running them.
 
     Args:
@@ -118,6 +138,10 @@ def estimate_memory(model, example_inputs, optimizer=None, loss_fn=None, *, targ
             without, and the report gives the peak of both.
         steps (int): training steps to replay (the peak of the first step has no optimizer state
             yet when the optimizer is fresh; 2 steps show the steady state).
+        autocast (dtype, optional): replay the forward and the loss as they would run under
+            ``gputorch.autocast(<the model's device type>, dtype=autocast)`` (``gputorch.float16``,
+            or ``gputorch.bfloat16`` for a CPU model), and also without it: ``autocast_saving``
+            predicts what mixed precision saves on the activations.
 
     Returns:
         MemoryEstimate: a :class:`MemoryReport` (``peak_bytes``, ``peak``, ``peak_phase``,
@@ -133,18 +157,23 @@ def estimate_memory(model, example_inputs, optimizer=None, loss_fn=None, *, targ
         if not isinstance(p, str) or p not in known:
             raise ValueError(f"estimate_memory(): checkpoint={p!r} is not a module of the model (module paths "
                              f"are those of model.named_modules(), e.g. {sorted(known)[1:4]})")
-    baseline = _replay(model, example_inputs, optimizer, loss_fn, target, [], int(steps))
-    with_ckpt = _replay(model, example_inputs, optimizer, loss_fn, target, paths, int(steps)) if paths else None
+    region = float32 = None
+    if autocast is not None:
+        region = (_model_device_type(model), autocast)
+        float32 = _replay(model, example_inputs, optimizer, loss_fn, target, [], int(steps))
+    baseline = _replay(model, example_inputs, optimizer, loss_fn, target, [], int(steps), region)
+    with_ckpt = _replay(model, example_inputs, optimizer, loss_fn, target, paths, int(steps), region) \
+        if paths else None
     # The finished profiler and the replica refer to each other: collect them now rather than let
     # a meta model linger until the next garbage collection.
     gc.collect()
     if not paths:
-        return MemoryEstimate._from(baseline, int(steps), [], None)
-    return MemoryEstimate._from(with_ckpt, int(steps), paths, baseline)
+        return MemoryEstimate._from(baseline, int(steps), [], None, autocast, float32)
+    return MemoryEstimate._from(with_ckpt, int(steps), paths, baseline, autocast, float32)
 
 
 # ---------------------------------------------------------------- the replay
-def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, steps):
+def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, steps, region=None):
     replica, tensor_map = _meta_replica(model)
     for path in checkpointed:
         _checkpoint_forward(replica.get_submodule(path))
@@ -154,8 +183,9 @@ def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, ste
         args, kwargs = _as_arguments(_to_meta(example_inputs))
         tgt = _to_meta(target)
         for _ in range(steps):
-            output = replica(*args, **kwargs)
-            loss = _loss(loss_fn, output, tgt)
+            with _forward_region(region):
+                output = replica(*args, **kwargs)
+                loss = _loss(loss_fn, output, tgt)
             del output
             loss.backward()
             del loss
@@ -166,6 +196,20 @@ def _replay(model, example_inputs, optimizer, loss_fn, target, checkpointed, ste
                 replica.zero_grad()
         del args, kwargs, tgt
     return prof.report()
+
+
+def _forward_region(region):
+    """The autocast region the replayed forward runs in (``(device type, dtype)``), or none."""
+    if region is None:
+        return contextlib.nullcontext()
+    from ..amp.autocast_mode import imitated_region
+    return imitated_region(*region)
+
+
+def _model_device_type(model):
+    for t in itertools.chain(model.parameters(), model.buffers()):
+        return t.device.type
+    return "cpu"
 
 
 def _model_backend(model):

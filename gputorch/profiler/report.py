@@ -28,6 +28,10 @@ Attributes (plain Python data, also in :meth:`MemoryReport.to_dict`):
 ``timeline``           samples ``{"t", "step", "phase", <category>: bytes}``
 ``leaks``              findings of the leak check (dicts with kind, step, bytes, module, op, message)
 ``views``              per GPU: the allocator's and the device's views (see ``views.py``)
+``activations_by_dtype`` ``{dtype name: bytes}`` of the activations at their highest: what mixed
+                       precision changed shows up here (float16/bfloat16 activations under autocast,
+                       including the half-precision copies of weights that its matrix products save);
+                       ``estimate_memory(..., autocast=dtype)`` predicts the saving against float32
 ``communication``      marks of the collectives run while profiling (DistributedDataParallel's bucket
                        all-reduces, ...): dicts with name, seq, bytes, start, end (seconds), step, phase
 ``scalars``            ``{tag: [[t, step, value], ...]}``: training curves recorded with
@@ -63,6 +67,7 @@ class MemoryReport:
         self.category_peaks = dict(timeline.category_peaks)
         self.timeline = timeline.sample_dicts()
         self.communication = [dict(m) for m in tracker.communication]
+        self.activations_by_dtype = _activations_by_dtype(timeline.activation_peak_live)
         self.leaks = list(leaks)
         self.views = state["views"]
         peak_live = timeline.peak_live
@@ -120,7 +125,8 @@ class MemoryReport:
             "checkpoint_savings": self.checkpoint_savings,
             "checkpoint_savings_at_peak": self.checkpoint_savings_at_peak, "leaks": self.leaks, "views": self.views,
             "steps": self.steps, "duration": self.duration, "categories": list(CATEGORIES),
-            "timeline": self.timeline, "communication": self.communication, "scalars": self.scalars,
+            "timeline": self.timeline, "communication": self.communication,
+            "activations_by_dtype": self.activations_by_dtype, "scalars": self.scalars,
             "module_types": self.module_types,
         }
 
@@ -161,6 +167,9 @@ class MemoryReport:
                              [(format_bytes(d["bytes"]), d["category"], "x".join(map(str, d["shape"])) or "scalar",
                                d["dtype"], d["op"], d["name"] or _name(d["module"])) for d in self.largest],
                              "<<<<<<"))
+        if any(name != "float32" for name in self.activations_by_dtype):
+            parts = ", ".join(f"{name} {format_bytes(n)}" for name, n in self.activations_by_dtype.items())
+            out += ["", f"Activations at their highest, by dtype: {parts}"]
         if self.communication:
             out += ["", "Communication (collectives while profiling):"]
             out.append(table(["operation", "count", "bytes", "seconds in flight"], communication_rows(self.communication),
@@ -201,6 +210,16 @@ class MemoryReport:
     def __repr__(self):
         return (f"<MemoryReport peak={self.peak_bytes} B ({self.peak_phase}, step {self.peak_step}), "
                 f"steps={self.steps}, leaks={len(self.leaks)}>")
+
+
+def _activations_by_dtype(live):
+    """``{dtype name: bytes}`` over the activation records of ``live``, largest first."""
+    from .categories import ACTIVATIONS
+    by_dtype = {}
+    for rec, cat in live:
+        if cat == ACTIVATIONS:
+            by_dtype[rec.dtype] = by_dtype.get(rec.dtype, 0) + rec.nbytes
+    return dict(sorted(by_dtype.items(), key=lambda kv: -kv[1]))
 
 
 def _name(path):
