@@ -2,6 +2,7 @@
 
 Every rank of a group numbers its collectives 1, 2, ... in call order (all ranks call them in the
 same order). A rank that has waited for collective ``seq`` longer than ``ANNOUNCE_AFTER`` seconds
+(or a quarter of the timeout, if that is shorter)
 sends ``seq`` and the collective's name to each peer as a small non-blocking message on a
 communicator of its own (a collective that completes sooner costs nothing: the fast path sends no
 message). When a collective times out, the peers whose last announced number is below ``seq``
@@ -57,9 +58,10 @@ class ArrivalNotices:
                 self.last_name[src] = _NAMES[int(self._incoming[1])]
 
     def missing(self, seq):
-        """The group ranks that have not announced collective ``seq``."""
+        """The other group ranks that have not announced collective ``seq``."""
         self.drain()
-        return [r for r, last in enumerate(self.last_seq) if last < seq]
+        me = self.comm.Get_rank()
+        return [r for r, last in enumerate(self.last_seq) if last < seq and r != me]
 
     def elsewhere(self, seq, name):
         """``{rank: other name}`` for the group ranks that announced collective ``seq`` as another one."""

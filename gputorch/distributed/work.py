@@ -101,7 +101,7 @@ class Work:
         deadline = self._started + limit
         test = self._test
         spin_until = time.monotonic() + _SPIN_SECONDS
-        announce_at = self._started + ANNOUNCE_AFTER if self.seq is not None else float("inf")
+        announce_at = self._started + min(ANNOUNCE_AFTER, limit / 4) if self.seq is not None else float("inf")
         tests = 0
         while not test():
             tests += 1
