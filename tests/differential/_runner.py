@@ -23,6 +23,7 @@ _GRAD_LOOSENESS = 10.0
 
 _TOLERANCES = {  # dtype name -> (rtol, atol)
     "float16": (1e-2, 1e-3),
+    "bfloat16": (1e-2, 1e-2),     # 8 bits of mantissa; compared as float32 values
     "float32": (1e-5, 1e-5),
     "float64": (1e-10, 1e-10),
 }
@@ -184,8 +185,11 @@ def to_plain(x, lib, structure_only):
 
 
 def _numpy(tensor, lib):
-    """The values as a NumPy array (torch's lazily-zero gradients need ``force=True``)."""
+    """The values as a NumPy array (torch's lazily-zero gradients need ``force=True``); bfloat16
+    values as float32 (torch has no NumPy bfloat16; both convert exactly)."""
     plain = tensor.detach().cpu()
+    if str(plain.dtype).endswith("bfloat16"):
+        plain = plain.float()
     if lib.__name__ == "torch":
         return np.asarray(plain.numpy(force=True))
     return np.asarray(plain.numpy())
