@@ -94,7 +94,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if pg is None:
         return None
     check_tensor(tensor)
-    root = _root(pg, src, group_src, "src")
+    root = root_rank(pg, src, group_src, "src")
     seq = _begin(pg, "broadcast", f"root={root} {describe_tensors([tensor])}")
     if _use_nccl(pg, [tensor]):
         return _done(pg.nccl().broadcast(seq, tensor, root), async_op)
@@ -109,7 +109,7 @@ def reduce(tensor, dst=None, op=RedOpType.SUM, group=None, async_op=False, group
     if pg is None:
         return None
     check_tensor(tensor)
-    root = _root(pg, dst, group_dst, "dst")
+    root = root_rank(pg, dst, group_dst, "dst")
     op, wire, mpi_op = _reduction(tensor, op, "reduce")
     seq = _begin(pg, "reduce", f"root={root} {op.name} {describe_tensors([tensor])}")
     if _use_nccl(pg, [tensor], op):
@@ -129,7 +129,8 @@ def reduce(tensor, dst=None, op=RedOpType.SUM, group=None, async_op=False, group
     return _done(Work(pg, "reduce", seq, [req], finish, [tensor]), async_op)
 
 
-def _root(pg, global_rank, group_rank, what):
+def root_rank(pg, global_rank, group_rank, what):
+    """The group rank of a collective's root, given as a global rank (default 0) or a group rank."""
     if group_rank is not None:
         if global_rank is not None:
             raise ValueError(f"Can not specify both {what} and group_{what}")
@@ -155,6 +156,22 @@ def _check_like(tensors, like, name, what):
                              f"and dtype {like.dtype}, got {tuple(t.shape)} {t.dtype}")
 
 
+def _check_root_list(pg, root, tensors, like, name, what, role):
+    """``tensors`` (one per rank, each shaped like ``like``) given on the root rank, and only there."""
+    if pg.rank == root:
+        _check_list(tensors, pg.size, name, what)
+        _check_like(tensors, like, name, what)
+    elif tensors:
+        raise ValueError(f"{name}: {what} must be given only on the {role} rank")
+
+
+def _write_rows(tensors, rows):
+    """Copy each received row into its tensor (on the tensor's device) and bump its version."""
+    for t, row in zip(tensors, rows):
+        write_tensor(t, row)
+        t._vc[0] += 1
+
+
 def _stacked(tensors):
     """One contiguous host array of ``tensors`` side by side (rows of the first axis)."""
     return np.stack([HostBuffer(t).array for t in tensors]) if tensors else np.empty((0,))
@@ -172,12 +189,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     send = HostBuffer(tensor).array
     recv = np.empty((pg.size,) + send.shape, dtype=send.dtype)
     req = pg.comm.Iallgather(send, recv)
-
-    def finish():
-        for t, row in zip(tensor_list, recv):
-            write_tensor(t, row)
-            t._vc[0] += 1
-    return _done(Work(pg, "all_gather", seq, [req], finish, tensor_list), async_op)
+    return _done(Work(pg, "all_gather", seq, [req], lambda: _write_rows(tensor_list, recv), tensor_list), async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -246,23 +258,15 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     if pg is None:
         return None
     check_tensor(tensor)
-    root = _root(pg, dst, group_dst, "dst")
-    if pg.rank == root:
-        _check_list(gather_list, pg.size, "gather", "gather_list")
-        _check_like(gather_list, tensor, "gather", "gather_list")
-    elif gather_list:
-        raise ValueError("gather: gather_list must be given only on the destination rank")
+    root = root_rank(pg, dst, group_dst, "dst")
+    _check_root_list(pg, root, gather_list, tensor, "gather", "gather_list", "destination")
     seq = _begin(pg, "gather", f"root={root} {describe_tensors([tensor])}")
     send = HostBuffer(tensor).array
     recv = np.empty((pg.size,) + send.shape, dtype=send.dtype) if pg.rank == root else None
     req = pg.comm.Igather(send, recv, root=root)
-
-    def finish():
-        for t, row in zip(gather_list, recv):
-            write_tensor(t, row)
-            t._vc[0] += 1
-    return _done(Work(pg, "gather", seq, [req], finish if pg.rank == root else None,
-                      gather_list if pg.rank == root else []), async_op)
+    if pg.rank != root:
+        return _done(Work(pg, "gather", seq, [req]), async_op)
+    return _done(Work(pg, "gather", seq, [req], lambda: _write_rows(gather_list, recv), gather_list), async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -271,12 +275,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     if pg is None:
         return None
     check_tensor(tensor)
-    root = _root(pg, src, group_src, "src")
-    if pg.rank == root:
-        _check_list(scatter_list, pg.size, "scatter", "scatter_list")
-        _check_like(scatter_list, tensor, "scatter", "scatter_list")
-    elif scatter_list:
-        raise ValueError("scatter: scatter_list must be given only on the source rank")
+    root = root_rank(pg, src, group_src, "src")
+    _check_root_list(pg, root, scatter_list, tensor, "scatter", "scatter_list", "source")
     seq = _begin(pg, "scatter", f"root={root} {describe_tensors([tensor])}")
     send = _stacked(scatter_list) if pg.rank == root else None
     out = HostBuffer(tensor, read=False)
@@ -340,9 +340,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
                              [recv, (recv_counts, _offsets(recv_counts))])
 
     def finish():
-        for t, start, n in zip(output_tensor_list, _offsets(recv_counts), recv_counts):
-            write_tensor(t, recv[start:start + n].reshape(tuple(t.shape)))
-            t._vc[0] += 1
+        _write_rows(output_tensor_list, [recv[start:start + n].reshape(tuple(t.shape)) for t, start, n
+                                         in zip(output_tensor_list, _offsets(recv_counts), recv_counts)])
     return _done(Work(pg, "all_to_all", seq, [req], finish, output_tensor_list), async_op)
 
 

@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 
-from .collectives import all_gather, broadcast, gather, scatter
+from .collectives import all_gather, broadcast, gather, root_rank, scatter
 from .process_group import resolve
 
 __all__ = ["broadcast_object_list", "all_gather_object", "gather_object", "scatter_object_list"]
@@ -34,7 +34,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     pg = resolve(group)
     if pg is None:
         return
-    root = pg.group_rank(0 if src is None else src, "src") if group_src is None else group_src
+    root = root_rank(pg, src, group_src, "src")
     if pg.rank == root:
         payloads = [_pickled(o) for o in object_list]
         sizes = np.array([len(p) for p in payloads], dtype=np.int64)
@@ -87,7 +87,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     pg = resolve(group)
     if pg is None:
         return
-    root = pg.group_rank(0 if dst is None else dst, "dst") if group_dst is None else group_dst
+    root = root_rank(pg, dst, group_dst, "dst")
     payload = _pickled(obj)
     sizes = _exchange_sizes(pg, group, payload)
     width = max(sizes)
@@ -106,7 +106,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     pg = resolve(group)
     if pg is None:
         return
-    root = pg.group_rank(0 if src is None else src, "src") if group_src is None else group_src
+    root = root_rank(pg, src, group_src, "src")
     holder = [None]
     if pg.rank == root:
         payloads = [_pickled(o) for o in scatter_object_input_list]
