@@ -1,27 +1,19 @@
 """GradScaler's multi-tensor inf/NaN check and unscale (``kernels/amp.cu``) on the CPU execution
 harness, against the generic path (NumPy): the same bits for float16/32/64, several tensors and
 dtypes in one call, sizes across chunk boundaries, empty tensors, infs and NaNs found."""
-import types
-
 import numpy as np
 import pytest
 
 from gputorch.amp.grad_scaler import non_finite_check_and_unscale as generic
-from gputorch.cuda.kernels import _module, amp
+from gputorch.cuda.kernels import amp
+from tests.cuda._harness import harness_or_skip, kernels_on
 
 
 @pytest.fixture(autouse=True, scope="module")
 def harness():
-    from gputorch.cuda import harness as h
-    problem = h.toolchain_problem()
-    if problem:
-        pytest.skip(f"the CPU execution harness cannot run here: {problem}")
-    previous = _module._state["cupy"]
-    shim = types.SimpleNamespace(RawModule=h.RawModule,
-                                 cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(getDevice=lambda: 0)))
-    _module.use_cupy(shim)
-    yield h
-    _module.use_cupy(previous)
+    h = harness_or_skip()
+    with kernels_on(h.RawModule):
+        yield h
 
 
 def _arrays(seed, poison=None):

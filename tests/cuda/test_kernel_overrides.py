@@ -3,28 +3,20 @@ the kernel forward (run here on the CPU execution harness) returns what the gene
 returns, and leaves the same attributes and saved tensors on ``ctx`` -- what the node's
 backward reads. A change to an op that the kernel forward does not follow fails here.
 """
-import types
-
 import numpy as np
 import pytest
 
 import gputorch
 from gputorch.autograd.node import SavedTensor
-from gputorch.cuda.kernels import _module
 from gputorch.cuda.kernels._overrides import overrides
+from tests.cuda._harness import harness_or_skip, kernels_on
 
 
 @pytest.fixture(autouse=True, scope="module")
 def harness():
-    from gputorch.cuda import harness as h
-    problem = h.toolchain_problem()
-    if problem:
-        pytest.skip(f"the CPU execution harness cannot run here: {problem}")
-    previous = _module._state["cupy"]
-    _module.use_cupy(types.SimpleNamespace(RawModule=h.RawModule, cuda=types.SimpleNamespace(
-        runtime=types.SimpleNamespace(getDevice=lambda: 0))))
-    yield
-    _module.use_cupy(previous)
+    h = harness_or_skip()
+    with kernels_on(h.RawModule):
+        yield h
 
 
 TABLE = {getattr(k, "__name__", str(k)): (k, v) for k, v in overrides().items()}

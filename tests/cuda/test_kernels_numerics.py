@@ -7,13 +7,13 @@ The wrappers are given NumPy as their array module and the harness as their ``Ra
 no simulated device is needed. Launches are kept small: the harness is slower than NumPy.
 """
 import math
-import types
 
 import numpy as np
 import pytest
 
 from gputorch.cuda.kernels import (_module, activations, cross_entropy, dropout, embedding, im2col,
                                    normalization, optimizers, pooling, reductions, softmax)
+from tests.cuda._harness import harness_or_skip, kernels_on
 
 FLOATS = [np.float32, np.float16, np.float64]
 TOL = {np.dtype(np.float32): dict(rtol=3e-6, atol=1e-6), np.dtype(np.float16): dict(rtol=2e-3, atol=2e-3),
@@ -22,16 +22,9 @@ TOL = {np.dtype(np.float32): dict(rtol=3e-6, atol=1e-6), np.dtype(np.float16): d
 
 @pytest.fixture(autouse=True, scope="module")
 def harness():
-    from gputorch.cuda import harness as h
-    problem = h.toolchain_problem()
-    if problem:
-        pytest.skip(f"the CPU execution harness cannot run here: {problem}")
-    previous = _module._state["cupy"]
-    shim = types.SimpleNamespace(RawModule=h.RawModule,
-                                 cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(getDevice=lambda: 0)))
-    _module.use_cupy(shim)
-    yield h
-    _module.use_cupy(previous)
+    h = harness_or_skip()
+    with kernels_on(h.RawModule):
+        yield h
 
 
 def close(actual, expected, dtype=None, scale=1.0, **kw):

@@ -11,7 +11,6 @@ with simulated CUDA devices (``GPUTORCH_SIMULATE_CUDA``), where it would repeat 
 """
 import functools
 import os
-import types
 
 import numpy as np
 import pytest
@@ -19,6 +18,7 @@ import pytest
 from gputorch.cuda.kernels import (_module, activations, cross_entropy, dropout, embedding, im2col, normalization,
                                    pooling, reductions, softmax)
 from gputorch.cuda.kernels._source import FAMILIES, Family, load_all_families
+from tests.cuda._harness import harness_or_skip, kernels_on, shim
 
 load_all_families()
 
@@ -106,20 +106,11 @@ SCENARIOS = {"activations": _activations, "softmax": _softmax, "cross_entropy": 
              "dropout": _dropout, "reductions": _reductions}
 
 
-def _shim(module):
-    return types.SimpleNamespace(RawModule=module,
-                                 cuda=types.SimpleNamespace(runtime=types.SimpleNamespace(getDevice=lambda: 0)))
-
-
 @pytest.fixture(scope="module")
 def harness():
-    from gputorch.cuda import harness as h
-    problem = h.toolchain_problem()
-    if problem:
-        pytest.skip(f"the CPU execution harness cannot run here: {problem}")
-    previous = _module._state["cupy"]
-    yield h
-    _module.use_cupy(previous)
+    h = harness_or_skip()
+    with kernels_on():      # each test points the wrappers at its own build; restored at the end
+        yield h
 
 
 def test_every_family_has_a_scenario():
@@ -128,7 +119,7 @@ def test_every_family_has_a_scenario():
 
 def _launched(h, family):
     """The instantiations of ``family`` that its scenario launches (an unsanitized run)."""
-    _module.use_cupy(_shim(h.RawModule))
+    _module.use_cupy(shim(h.RawModule))
     SCENARIOS[family]()
     return sorted(name for fam, name, _ in _module._functions if fam == family)
 
@@ -144,6 +135,6 @@ def test_kernels_run_clean_under_sanitizer(harness, monkeypatch, family, sanitiz
     assert names
     fam = FAMILIES[family]
     monkeypatch.setitem(FAMILIES, family, Family(fam.name, fam.filename, names, fam.options, fam.directory))
-    _module.use_cupy(_shim(functools.partial(harness.RawModule, sanitizer=sanitizer)))
+    _module.use_cupy(shim(functools.partial(harness.RawModule, sanitizer=sanitizer)))
     SCENARIOS[family]()          # a SanitizerError (with the report) fails the test
     assert sorted(name for f, name, _ in _module._functions if f == family) == names
