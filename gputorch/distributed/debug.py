@@ -39,10 +39,6 @@ def set_debug_level_from_env():
         raise ValueError(f"TORCH_DISTRIBUTED_DEBUG={value!r}: expected OFF, INFO or DETAIL") from None
 
 
-def check_debug_level():
-    set_debug_level_from_env()
-
-
 def describe_tensors(tensors):
     return ", ".join(f"{tuple(t.shape)} {t.dtype}" for t in tensors)
 

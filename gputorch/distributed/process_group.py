@@ -217,8 +217,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     GroupMember.WORLD = world
     _GROUP_NAMESPACE.WORLD = world
     _GROUPS.append(world)
-    from .debug import check_debug_level
-    check_debug_level()
+    from .debug import set_debug_level_from_env
+    set_debug_level_from_env()
 
 
 def destroy_process_group(group=None):

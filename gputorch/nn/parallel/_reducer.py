@@ -10,7 +10,6 @@ registered communication hook. Every hook call also advances the collectives in 
 data only inside MPI calls). At the end of backward (an engine callback) the reducer launches what
 is left, waits for every bucket and copies the averaged gradients back into ``.grad``.
 """
-import time
 import weakref
 
 import numpy as np
@@ -60,7 +59,7 @@ class GradBucket:
 
 
 class _Bucket:
-    __slots__ = ("index", "params", "offsets", "buffer", "pending", "future", "grad_bucket")
+    __slots__ = ("index", "params", "offsets", "buffer", "pending", "future")
 
     def __init__(self, index, params):
         self.index = index
@@ -77,7 +76,6 @@ class _Bucket:
             hook(self.buffer)
         self.pending = 0
         self.future = None
-        self.grad_bucket = None
 
 
 def assign_buckets(params, cap_bytes, first_cap_bytes=_FIRST_BUCKET_BYTES):
@@ -134,8 +132,8 @@ class Reducer:
         self._next_launch = 0
         self._callback_queued = False
         self._got_grad = set()
-        self.comm_seconds = 0.0
-        self._handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in params]
+        for p in params:
+            p.register_post_accumulate_grad_hook(self._grad_ready)
 
     # ------------------------------------------------------------------ per iteration
     def prepare_for_backward(self, unused=()):
@@ -184,7 +182,6 @@ class Reducer:
     def _launch(self, bucket):
         gb = GradBucket(bucket.index, bucket.buffer, bucket.params, bucket.offsets,
                         bucket.index == len(self.buckets) - 1)
-        bucket.grad_bucket = gb
         if self.comm_hook is None:
             from ...distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
             bucket.future = allreduce_hook(self.pg, gb)
@@ -207,7 +204,6 @@ class Reducer:
         for i in missing:
             self._mark(self.params[i], None)
         used_globally = self._global_usage() if self.find_unused else None
-        start = time.perf_counter()
         for b in self.buckets:
             result = b.future.wait()
             if isinstance(result, (list, tuple)):
@@ -215,7 +211,6 @@ class Reducer:
             with no_grad():
                 if result is not b.buffer:
                     b.buffer.copy_(result)
-        self.comm_seconds += time.perf_counter() - start
         with no_grad():
             for i, p in enumerate(self.params):
                 if used_globally is not None and not used_globally[i]:
@@ -236,7 +231,3 @@ class Reducer:
         t = Tensor._make(used, device("cpu"), _dtype.uint8)
         dist.all_reduce(t, op=dist.ReduceOp.MAX, group=self.pg)
         return t._data.astype(bool)
-
-    def remove_hooks(self):
-        for h in self._handles:
-            h.remove()
