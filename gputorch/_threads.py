@@ -1,27 +1,22 @@
 """``set_num_threads``/``get_num_threads`` and the inter-op pair.
 
 gputorch's CPU math runs in NumPy, whose matrix products and decompositions run in its BLAS
-library's thread pool: ``set_num_threads`` sizes that pool through ``threadpoolctl`` (the optional
-``threads`` extra) and ``get_num_threads`` reads it back. Without ``threadpoolctl`` the number is
-only recorded (with one warning that it has no effect). gputorch runs no inter-op thread pool:
+library's thread pool: ``set_num_threads`` sizes that pool through ``threadpoolctl`` (a
+dependency) for the products large enough to gain from threads (``backends.blas_threads``), and
+``get_num_threads`` reads that count back. Without ``threadpoolctl`` the number is only recorded
+(with one warning that it has no effect). gputorch runs no inter-op thread pool:
 ``set_num_interop_threads`` records its number, once, as PyTorch allows it once.
 """
 import operator
 import os
 import warnings
 
+from .backends import blas_threads
+
 __all__ = ["set_num_threads", "get_num_threads", "set_num_interop_threads", "get_num_interop_threads",
            "init_num_threads"]
 
 _state = {"threads": None, "interop": None, "warned": False}
-
-
-def _threadpoolctl():
-    try:
-        import threadpoolctl
-    except ImportError:
-        return None
-    return threadpoolctl
 
 
 def _check_count(name, n):
@@ -41,27 +36,25 @@ def _cpu_count():
 
 
 def set_num_threads(int):  # noqa: A002 - PyTorch's argument name
-    """Use ``int`` threads for intra-op parallelism on the CPU (NumPy's BLAS thread pool)."""
+    """Use ``int`` threads for intra-op parallelism on the CPU (NumPy's BLAS thread pool, for the
+    products large enough to gain from it: see ``backends.blas_threads``)."""
     n = _check_count("set_num_threads", int)
     _state["threads"] = n
-    ctl = _threadpoolctl()
-    if ctl is None:
+    if not blas_threads.pools():
         if not _state["warned"]:
             _state["warned"] = True
             warnings.warn("gputorch.set_num_threads has no effect without the `threadpoolctl` package "
-                          "(pip install gputorch[threads]): NumPy's BLAS keeps its own thread count",
-                          RuntimeWarning, stacklevel=2)
+                          "(a dependency of gputorch; pip install threadpoolctl): NumPy's BLAS keeps its own "
+                          "thread count", RuntimeWarning, stacklevel=2)
         return
-    ctl.threadpool_limits(limits=n, user_api="blas")
+    blas_threads.configure(n)
 
 
 def get_num_threads():
-    """The number of threads of the CPU's intra-op pool (NumPy's BLAS thread pool)."""
-    ctl = _threadpoolctl()
-    if ctl is not None:
-        pools = [p["num_threads"] for p in ctl.threadpool_info() if p.get("user_api") == "blas"]
-        if pools:
-            return max(pools)
+    """The number of threads of the CPU's intra-op pool (NumPy's BLAS thread pool, for large products)."""
+    n = blas_threads.configured()
+    if n is not None:
+        return n
     if _state["threads"] is not None:
         return _state["threads"]
     return _cpu_count()

@@ -32,7 +32,8 @@ def test_set_num_threads_sizes_blas_pool(restore_threads):
 
 
 def test_without_threadpoolctl_records_and_warns_once(restore_threads, monkeypatch):
-    monkeypatch.setattr(_threads, "_threadpoolctl", lambda: None)
+    monkeypatch.setattr(_threads.blas_threads, "pools", lambda: ())
+    monkeypatch.setattr(_threads.blas_threads, "configured", lambda: None)
     _threads._state["warned"] = False
     with pytest.warns(RuntimeWarning, match="threadpoolctl"):
         gputorch.set_num_threads(3)
@@ -74,6 +75,6 @@ def test_interop_threads_set_once(monkeypatch):
 
 
 def test_importing_needs_no_threadpoolctl():
-    source = importlib.util.find_spec("gputorch._threads").origin
-    text = open(source).read()
-    assert "\nimport threadpoolctl" not in text and "\nfrom threadpoolctl" not in text
+    for module in ("gputorch._threads", "gputorch.backends.blas_threads"):
+        text = open(importlib.util.find_spec(module).origin).read()
+        assert "\nimport threadpoolctl" not in text and "\nfrom threadpoolctl" not in text

@@ -5,8 +5,13 @@ float16 operands are multiplied in float32 and the result rounded to float16 onc
 backend: PyTorch's and cuBLAS's half-precision GEMMs accumulate in float32 too, and NumPy's own
 float16 matmul has no BLAS kernel (the char transformer example trained 16 times slower under
 float16 autocast with it than with this, on a 2-core CPU).
+
+On the CPU the BLAS thread pool is sized for each product first (``backends.blas_threads``: small
+products run on one thread).
 """
 import numpy as np
+
+from ..backends.blas_threads import prepare_product
 
 __all__ = ["product"]
 
@@ -15,6 +20,23 @@ _HALF = np.dtype(np.float16)
 
 def product(x, y):
     """``x @ y`` (NumPy's matmul rules); float16 x float16 accumulated in float32."""
+    if x.__class__ is np.ndarray and x.ndim and y.ndim:
+        prepare_product(product_size(x.shape, y.shape))
     if x.dtype == _HALF and y.dtype == _HALF:
         return (x.astype(np.float32) @ y.astype(np.float32)).astype(_HALF)
     return x @ y
+
+
+def product_size(x_shape, y_shape):
+    """The number of multiply-adds of ``x @ y`` (batch dimensions broadcast), for arrays of at least
+    one dimension."""
+    k = x_shape[-1]
+    m = x_shape[-2] if len(x_shape) > 1 else 1
+    n = y_shape[-1] if len(y_shape) > 1 else 1
+    batch = 1
+    for a, b in zip(reversed(x_shape[:-2]), reversed(y_shape[:-2])):
+        batch *= max(a, b)
+    longer = x_shape[:-2] if len(x_shape) > len(y_shape) else y_shape[:-2]
+    for d in longer[:abs(len(x_shape) - len(y_shape))]:
+        batch *= d
+    return batch * m * k * n

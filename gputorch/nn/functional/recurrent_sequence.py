@@ -17,6 +17,7 @@ from ...autograd import grad_mode
 from ...autograd.engine import grad as autograd_grad
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
+from ...ops._gemm import product
 from .recurrent import _back, _compute, _gate_major, _sigmoid_, run_order
 
 __all__ = []
@@ -45,7 +46,7 @@ class LstmSequenceBackward0(Node):
         order = run_order(steps, reverse)
         with quiet_errors():
             for k, t in enumerate(order):
-                gates = hiddens[k] @ w
+                gates = product(hiddens[k], w)
                 if bias is not None:
                     gates += bias
                 gates += x_in[t]
@@ -110,7 +111,7 @@ class _LstmSequenceGrads(Node):
                 d_g *= 1 - g * g
                 dc *= f
                 rows = d_gates[k].transpose(1, 0, 2).reshape(n, 4 * size)
-                dh = rows @ w
+                dh = product(rows, w)
         flat = _row_major_steps(xp, d_gates)
         d_w, d_b = _recurrent_weight_grads(xp, flat, hiddens, has_bias)
         like = w_hh._data
@@ -137,7 +138,7 @@ class GruSequenceBackward0(Node):
         order = run_order(steps, reverse)
         with quiet_errors():
             for k, t in enumerate(order):
-                gh = hiddens[k] @ w
+                gh = product(hiddens[k], w)
                 if bias is not None:
                     gh += bias
                 b = _gate_major(xp, gh, 3)
@@ -205,7 +206,7 @@ class _GruSequenceGrads(Node):
                 d_gh[:2] = d_gi_all[k][:2]
                 xp.multiply(d_n, r, out=d_gh[2])
                 rows = d_gh.transpose(1, 0, 2).reshape(n, 3 * size)
-                dh = d_h + rows @ w
+                dh = d_h + product(rows, w)
         d_w, d_b = _recurrent_weight_grads(xp, _row_major_steps(xp, d_gh_all), hiddens, has_bias)
         like = w_hh._data
         d_gi = _in_input_order(_row_major_steps(xp, d_gi_all), reverse)
@@ -229,7 +230,7 @@ class RnnSequenceBackward0(Node):
         hiddens[0] = _compute(h0)
         with quiet_errors():
             for k, t in enumerate(run_order(steps, reverse)):
-                pre = hiddens[k] @ w
+                pre = product(hiddens[k], w)
                 if bias is not None:
                     pre += bias
                 pre += x_in[t]
@@ -267,7 +268,7 @@ def _recurrent_weight_grads(xp, d_gates, hiddens, has_bias):
     from the gate gradients ``(T, N, G)`` and the hidden state before each step."""
     steps, n, width = d_gates.shape
     flat = d_gates.reshape(steps * n, width)
-    d_w = flat.T @ hiddens[:-1].reshape(steps * n, -1)
+    d_w = product(flat.T, hiddens[:-1].reshape(steps * n, -1))
     return d_w, flat.sum(0) if has_bias else xp.zeros(0, d_gates.dtype)
 
 
