@@ -1,7 +1,10 @@
 """The CPU backend: NumPy arrays in host memory."""
 import numpy as np
 
+from . import host_allocator
 from .base import Backend
+
+host_allocator.tune()   # array temporaries reuse heap memory instead of faulting in fresh pages
 
 
 class ZeroDimArray(np.ndarray):

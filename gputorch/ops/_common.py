@@ -75,6 +75,9 @@ _C_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int3
                  "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
+_FLOAT_MAX = {}   # dtype -> finfo(dtype).max, filled on first use
+
+
 def stored_scalar(value, dt):
     """A Python number as written into a tensor of dtype ``dt`` (fill, masked/index fill, ``full``,
     scalar assignment, scatter), checked as PyTorch checks it: an integer dtype takes values in
@@ -92,7 +95,9 @@ def stored_scalar(value, dt):
         if value == value and lo <= value <= hi:
             return _wrap_int(value, dt) if isinstance(value, numbers.Integral) else value
     else:
-        limit = finfo(dt).max
+        limit = _FLOAT_MAX.get(dt)
+        if limit is None:
+            limit = _FLOAT_MAX[dt] = finfo(dt).max
         try:
             if not abs(value) > limit or abs(value) == float("inf"):
                 return value

@@ -46,6 +46,8 @@ def _check_alpha(alpha, dt):
     """``alpha`` as the result dtype ``dt`` takes it (PyTorch's checks): a float is refused for an
     integer or bool result, a bool for a non-bool one; an int is stored as ``dt`` stores it (wrapping
     into unsigned types, an error where it overflows); a bool result takes ``bool(alpha)``."""
+    if alpha.__class__ is int and alpha == 1 and dt is not _dtype.bool:   # the default: nothing to check
+        return 1
     if dt._category < 2 and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and dt is not _dtype.bool:

@@ -259,6 +259,32 @@ def test_double_backward_parity_layer_norm(device):
     assert_close(w.grad, tw.grad, 1e-9, 1e-11)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("name", ["layer_norm", "rms_norm"])
+@pytest.mark.parametrize("affine", [True, False])
+def test_array_backward_equals_tensor_op_backward(device, dtype, name, affine):
+    """Plain backward runs the normalization's array gradients (``norm_backward_kernel``); backward
+    with ``create_graph=True`` runs the differentiable Tensor ops. Both give the same gradients."""
+    rng = np.random.default_rng(0)
+    dt = getattr(gputorch, dtype)
+    x = gputorch.tensor(rng.standard_normal((3, 5, 8)) * 3 + 1, dtype=dt, device=device, requires_grad=True)
+    w = gputorch.tensor(rng.standard_normal((5, 8)), dtype=dt, device=device, requires_grad=True) if affine else None
+    b = gputorch.tensor(rng.standard_normal((5, 8)), dtype=dt, device=device, requires_grad=True) if affine else None
+    g = gputorch.tensor(rng.standard_normal((3, 5, 8)), dtype=dt, device=device)
+    leaves = [t for t in (x, w, b if name == "layer_norm" else None) if t is not None]
+
+    def run(create_graph):
+        args = (x, (5, 8), w, b) if name == "layer_norm" else (x, (5, 8), w)
+        return gputorch.autograd.grad(getattr(F, name)(*args), leaves, g, create_graph=create_graph)
+
+    plain, recorded = run(False), run(True)
+    tol = dict(float64=(1e-12, 1e-12), float32=(1e-5, 1e-5), float16=(2e-3, 2e-3))[dtype]
+    for p_, r_ in zip(plain, recorded):
+        assert p_.dtype == r_.dtype == dt and p_.shape == r_.shape
+        np.testing.assert_allclose(p_.detach().cpu().numpy().astype(np.float64),
+                                   r_.detach().cpu().numpy().astype(np.float64), rtol=tol[0], atol=tol[1])
+
+
 # ================================================================ modules
 def _module_pair(torch, name, *args, device="cpu", **kwargs):
     ours = getattr(nn, name)(*args, **kwargs).double().to(device)

@@ -121,20 +121,48 @@ def _check_float(name, input):
         raise RuntimeError(f"{name}(): expected a floating point input, but got {input._dtype}")
 
 
+_ARRAY_BACKWARD_DTYPES = (np.dtype(np.float16), _F32, np.dtype(np.float64))
+
+
 def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
-    """Backend hook (a key of ``backend.overrides``): the gradients ``(gx, gw, gb)`` of layer norm
-    (``kind`` "layer"), RMS norm ("rms") or training-mode batch norm ("batch") as arrays, from
-    the saved input and statistics, for the flags ``needs = (input, weight, bias)``; None to use
-    the Tensor-op backward. The generic version always declines; a backend's kernel replaces
-    it. Only consulted when backward is not itself recorded."""
-    return None
+    """The gradients ``(gx, gw, gb)`` of layer norm (``kind`` "layer") or RMS norm ("rms") as arrays
+    (float16 accumulated in float32), from the saved input and statistics, for the flags
+    ``needs = (input, weight, bias)``; None to use the Tensor-op backward (batch norm, other dtypes).
+    Only consulted when backward is not itself recorded. A key of ``backend.overrides``: the CUDA
+    backend replaces it with its kernels; everywhere else this array code runs, one pass per term
+    instead of a dozen dispatched Tensor ops."""
+    if kind == "batch" or x.dtype not in _ARRAY_BACKWARD_DTYPES or grad.dtype != x.dtype:
+        return None
+    need_x, need_w, need_b = needs
+    xa, g = _acc(x), _acc(grad)
+    lead = tuple(range(x.ndim - len(axes)))
+    gx = gw = gb = None
+    with quiet_errors():
+        xhat = (xa - mean) * rstd if kind == "layer" else xa * rstd
+        if need_w:
+            gw = g * xhat
+            if lead:
+                gw = gw.sum(axis=lead)
+        if need_b:
+            gb = g.sum(axis=lead) if lead else g
+        if need_x:
+            gxhat = g if weight is None else g * _acc(weight)
+            dot = (gxhat * xhat).mean(axis=axes, keepdims=True)
+            if kind == "layer":
+                gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
+                gx -= xhat * dot
+            else:
+                gx = gxhat - xhat * dot
+            gx *= rstd
+    return gx, gw, gb
 
 
 def _kernel_backward(ctx, kind, grad, x, mean, rstd, weight):
-    """The gradients from the backend's :func:`norm_backward_kernel`, or None."""
-    kernel = grad._device._backend.overrides.get(norm_backward_kernel)
-    if kernel is None or _GRAD_ENABLED.value:
+    """The gradients from the backend's :func:`norm_backward_kernel` (or the array version above),
+    or None."""
+    if _GRAD_ENABLED.value:
         return None
+    kernel = grad._device._backend.overrides.get(norm_backward_kernel, norm_backward_kernel)
     res = kernel(xp_of(grad), kind, grad._data, x._data, None if mean is None else mean._data, rstd._data,
                  None if weight is None else weight._data, ctx.axes, (ctx.needs_input_grad[0], ctx.need_w, ctx.need_b))
     if res is None:
