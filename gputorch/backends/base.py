@@ -69,6 +69,11 @@ class Backend:
         on ``device``."""
         return self.xp.asarray(value)
 
+    def zero_where(self, mask, values):
+        """``values`` with 0 where the boolean array ``mask`` is true (same shape): a gradient
+        masked by an activation. An infinite or NaN value under the mask still gives 0."""
+        return self.xp.where(mask, values.dtype.type(0), values)
+
     # -- random numbers ------------------------------------------------------
     def new_rng_engine(self, device, seed):
         """A random engine for ``device`` seeded with ``seed``: an object with ``seed``,

@@ -63,8 +63,7 @@ class ThresholdBackwardBackward0(Node):
     def forward(ctx, grad, y, threshold):
         ctx.save_for_backward(y)
         ctx.threshold = threshold
-        g = grad._data
-        return xp_of(grad).where(y._data <= threshold, g.dtype.type(0), g)
+        return grad._device._backend.zero_where(y._data <= threshold, grad._data)
 
     def backward(ctx, gg):
         (y,) = ctx.saved_values
