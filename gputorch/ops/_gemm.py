@@ -40,3 +40,31 @@ def product_size(x_shape, y_shape):
     for d in longer[:abs(len(x_shape) - len(y_shape))]:
         batch *= d
     return batch * m * k * n
+
+
+GRADIENT_DTYPES = frozenset(np.dtype(d) for d in (np.float16, np.float32, np.float64))
+
+
+def product_grads(g, x, y, x_shape, y_shape):
+    """The gradients ``(g @ y^T, x^T @ g)`` of ``z = x @ y`` as arrays, for ``x (..., m, k)`` and
+    ``y (..., k, n)`` with equal batch dimensions, or ``y (k, n)`` shared by every batch of ``x``.
+    Pass None for ``y`` when the first gradient is not wanted, for ``x`` when the second is not
+    (each gradient needs only the other operand); the shapes are the operands'. None for the
+    other cases (1-D operands, broadcast batches) and for dtypes other than float16/32/64. Used by
+    the product ops' backward when it is not itself recorded."""
+    if g.dtype not in GRADIENT_DTYPES or len(x_shape) < 2 or len(y_shape) < 2:
+        return None
+    if any(a is not None and a.dtype != g.dtype for a in (x, y)):
+        return None
+    shared = len(y_shape) == 2 and len(x_shape) > 2
+    if not shared and x_shape[:-2] != y_shape[:-2]:
+        return None
+    gx = None if y is None else product(g, y.swapaxes(-1, -2))
+    gy = None
+    if x is not None:
+        if shared:     # y was used by every batch: one product over the folded rows
+            rows = x.size // x_shape[-1]
+            gy = product(x.reshape(rows, x_shape[-1]).T, g.reshape(rows, g.shape[-1]))
+        else:
+            gy = product(x.swapaxes(-1, -2), g)
+    return gx, gy

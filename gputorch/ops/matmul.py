@@ -11,7 +11,8 @@ import math
 from .._dispatch import apply
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_function
-from ._gemm import product
+from ._gemm import product, product_grads
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..autograd.node import Node
 from ._common import sum_to_shape
 from .complex_numbers import conj_physical
@@ -35,7 +36,23 @@ class _ProductNode(Node):
 
     def backward(ctx, grad):
         a, b = ctx.saved_values
+        fast = array_product_grads(grad, a, b, ctx.shapes, ctx.needs_input_grad)
+        if fast is not None:
+            return fast
         return _product_grads(grad, a, b, ctx.shapes, ctx.needs_input_grad)
+
+
+def array_product_grads(grad, a, b, shapes, need):
+    """The gradients of ``a @ b`` from array products (:func:`_gemm.product_grads`) when backward is
+    not recorded (no ``create_graph``) and the shapes allow it; else None (the Tensor-op rules).
+    ``a`` and ``b`` are the saved operands (None where the other's gradient is not wanted)."""
+    if _GRAD_ENABLED.value:
+        return None
+    res = product_grads(grad._data, a._data if need[1] else None, b._data if need[0] else None, *shapes)
+    if res is None:
+        return None
+    dev = grad._device
+    return tuple(None if r is None else Tensor._make(r, dev) for r in res)
 
 
 class DotBackward0(_ProductNode):
@@ -61,6 +78,9 @@ class MmBackward0(_ProductNode):
     def backward(ctx, grad):
         a, b = ctx.saved_values
         need = ctx.needs_input_grad
+        fast = array_product_grads(grad, a, b, ctx.shapes, need)
+        if fast is not None:
+            return fast
         return (mm(grad, mT(b)) if need[0] else None), (mm(mT(a), grad) if need[1] else None)
 
 

@@ -29,3 +29,44 @@ def test_float16_products_match_torch(device):
     ours = to_numpy(F.conv2d(gputorch.tensor(x, device=device), gputorch.tensor(w, device=device), padding=1))
     theirs = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), padding=1).numpy()
     np.testing.assert_allclose(ours.astype(np.float32), theirs.astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+# ---------------------------------------------------------------- array gradients of products
+_PRODUCTS = [
+    ("matmul", (3, 4), (4, 5)),
+    ("matmul", (2, 3, 4), (2, 4, 5)),
+    ("matmul", (2, 2, 3, 4), (2, 2, 4, 5)),
+    ("matmul", (2, 3, 4), (4, 5)),          # a shared right operand: folded rows
+    ("matmul", (2, 1, 3, 4), (3, 4, 5)),    # broadcast batches: the Tensor-op rules
+    ("matmul", (4,), (4, 5)),
+    ("mm", (3, 4), (4, 5)),
+    ("bmm", (2, 3, 4), (2, 4, 5)),
+    ("linear", (2, 3, 4), (5, 4)),
+    ("linear", (3, 4), (5, 4)),
+    ("linear", (4,), (5, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("op, a_shape, b_shape", _PRODUCTS)
+@pytest.mark.parametrize("wanted", ["both", "first", "second"])
+def test_array_gradients_equal_tensor_op_gradients(device, dtype, op, a_shape, b_shape, wanted):
+    """Plain backward takes the products' gradients as array products; backward with
+    ``create_graph=True`` takes them with differentiable Tensor ops. Same values, dtypes, shapes
+    and memory order (contiguous weight gradients)."""
+    rng = np.random.default_rng(0)
+    dt = getattr(gputorch, dtype)
+    a = gputorch.tensor(rng.standard_normal(a_shape), dtype=dt, device=device, requires_grad=wanted != "second")
+    b = gputorch.tensor(rng.standard_normal(b_shape), dtype=dt, device=device, requires_grad=wanted != "first")
+    fn = F.linear if op == "linear" else getattr(gputorch, op)
+    out = fn(a, b)
+    g = gputorch.tensor(rng.standard_normal(tuple(out.shape)), dtype=dt, device=device)
+    leaves = [t for t in (a, b) if t.requires_grad]
+    plain = gputorch.autograd.grad(fn(a, b), leaves, g)
+    recorded = gputorch.autograd.grad(fn(a, b), leaves, g, create_graph=True)
+    tol = dict(float64=1e-12, float32=1e-5, float16=2e-3)[dtype]
+    for p_, r_, leaf in zip(plain, recorded, leaves):
+        assert p_.dtype == r_.dtype == dt and p_.shape == r_.shape == leaf.shape
+        assert p_.is_contiguous()
+        np.testing.assert_allclose(to_numpy(p_).astype(np.float64), to_numpy(r_.detach()).astype(np.float64),
+                                   rtol=tol, atol=tol)

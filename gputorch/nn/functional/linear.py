@@ -9,7 +9,8 @@ import numpy as np
 
 from ..._dispatch import apply
 from ...amp.autocast_mode import autocast_function
-from ...ops._gemm import product
+from ...autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
+from ...ops._gemm import GRADIENT_DTYPES, product
 from ..._tensor import Tensor
 from ...autograd.node import Node
 from ...ops._common import sum_to_shape
@@ -39,15 +40,26 @@ class LinearBackward0(Node):
         x, w = ctx.saved_values
         need = ctx.needs_input_grad
         gx = gw = gb = None
-        if need[0]:
-            gx = grad.matmul(w)
-        if need[1]:
-            if grad._data.ndim == 2:
-                gw = grad.t().mm(x)
-            elif grad._data.ndim == 1:
-                gw = grad.unsqueeze(1).mm(x.unsqueeze(0))
-            else:
-                gw = grad.reshape(-1, grad._data.shape[-1]).t().mm(x.reshape(-1, x._data.shape[-1]))
+        g = grad._data
+        if not _GRAD_ENABLED.value and g.ndim >= 2 and g.dtype in GRADIENT_DTYPES and \
+                x._data.dtype == g.dtype and w._data.dtype == g.dtype:
+            # backward not recorded: two array products, the weight's over the folded rows
+            dev = grad._device
+            if need[0]:
+                gx = Tensor._make(product(g, w._data), dev)
+            if need[1]:
+                xa = x._data
+                gw = Tensor._make(product(g.reshape(-1, g.shape[-1]).T, xa.reshape(-1, xa.shape[-1])), dev)
+        else:
+            if need[0]:
+                gx = grad.matmul(w)
+            if need[1]:
+                if g.ndim == 2:
+                    gw = grad.t().mm(x)
+                elif g.ndim == 1:
+                    gw = grad.unsqueeze(1).mm(x.unsqueeze(0))
+                else:
+                    gw = grad.reshape(-1, g.shape[-1]).t().mm(x.reshape(-1, x._data.shape[-1]))
         if len(need) == 3 and need[2]:
             gshape = grad._data.shape
             if ctx.bias_shape == gshape[-1:] and len(gshape) > 1:
