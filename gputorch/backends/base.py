@@ -69,10 +69,11 @@ class Backend:
         on ``device``."""
         return self.xp.asarray(value)
 
-    def zero_where(self, mask, values):
-        """``values`` with 0 where the boolean array ``mask`` is true (same shape): a gradient
-        masked by an activation. An infinite or NaN value under the mask still gives 0."""
-        return self.xp.where(mask, values.dtype.type(0), values)
+    def fill_where(self, mask, value, values):
+        """``values`` with ``value`` (a number or 0-d array of ``values``' dtype) where the boolean
+        array ``mask`` (broadcastable to ``values``) is true: masked_fill, and a gradient masked by
+        an activation. A non-finite value under the mask is replaced like any other."""
+        return self.xp.where(mask, self.xp.asarray(value, dtype=values.dtype), values)
 
     # -- random numbers ------------------------------------------------------
     def new_rng_engine(self, device, seed):

@@ -63,7 +63,7 @@ class ThresholdBackwardBackward0(Node):
     def forward(ctx, grad, y, threshold):
         ctx.save_for_backward(y)
         ctx.threshold = threshold
-        return grad._device._backend.zero_where(y._data <= threshold, grad._data)
+        return grad._device._backend.fill_where(y._data <= threshold, 0, grad._data)
 
     def backward(ctx, gg):
         (y,) = ctx.saved_values

@@ -40,7 +40,7 @@ class MaskedFillBackward0(Node):
         xp = xp_of(a)
         with quiet_errors():
             v = _cast_values(value, a._dtype) if isinstance(value, Tensor) else xp.asarray(value, dtype=x.dtype)
-        return xp.where(mask._data, v, x)
+        return a._device._backend.fill_where(mask._data, v, x)
 
     def backward(ctx, grad):
         return sum_to_shape(grad.masked_fill(ctx.mask, 0), ctx.in_shape), None
