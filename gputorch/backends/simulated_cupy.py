@@ -169,6 +169,7 @@ def asarray(obj, dtype=None, order=None, *, copy=None, blocking=False):
     if isinstance(obj, (list, tuple)) and _flatten_arrays(obj, []):
         return array(obj, dtype=dtype)
     host = _np.array(obj, dtype=dtype, copy=True, order=order or "K")
+    _graph.host_to_device("cupy.asarray", host)
     return _copied("memcpyHtoD", host, [], order="K")
 
 
@@ -182,6 +183,7 @@ def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocki
         obj = [x._a for x in arrays]
     else:
         obj = _np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        _graph.host_to_device("cupy.array", obj)
     return _copied("memcpyHtoD" if not arrays else "memcpyDtoD", obj, arrays, dtype=dtype, order=order,
                    ndmin=ndmin)
 

@@ -233,6 +233,7 @@ class ndarray:
         if isinstance(arr, ndarray):
             raise TypeError("Only numpy.ndarray can be set to cupy.ndarray")
         arr = np.array(arr, copy=True)
+        _graph.host_to_device("cupy.ndarray.set", arr)
         if arr.shape != self._a.shape:
             raise ValueError(f"Shape mismatch. Old shape: {self._a.shape}, new shape: {arr.shape}")
         target = self._a

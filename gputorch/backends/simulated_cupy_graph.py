@@ -14,6 +14,9 @@ Models CuPy's API over CUDA stream capture:
   the op would have written into existing buffers (``out=``, indexing assignment, kernels) is
   undone. ``Graph.launch`` re-runs the nodes in order on the buffers' current contents, so a
   replay equals an eager run of the same work.
+* A host-to-device copy of more than one element during capture is a RuntimeError (see
+  :func:`host_to_device`: on a GPU the replay would read a recycled staging buffer); a 0-d value
+  is a ``fill`` kernel with the value baked in, as in CuPy.
 * What CUDA and CuPy refuse during capture, this refuses the same way: a stream or device
   synchronisation (``CUDARuntimeError`` ``cudaErrorStreamCaptureUnsupported``, and the capture is
   invalidated, so ``end_capture`` raises ``cudaErrorStreamCaptureInvalidated``); querying the
@@ -125,6 +128,18 @@ def host_sync(what):
     if _state["capture"] is not None and _active() is not None:
         raise RuntimeError(f"{what}: the current stream is capturing a CUDA graph, so the device cannot be "
                            f"synchronized and no data can be copied to the host (nothing has run yet)")
+
+
+def host_to_device(what, host):
+    """A copy of host data to the device while the current stream captures. A 0-d value is CuPy's
+    ``fill`` (a kernel with the value as its argument: capturable, the value baked into the graph).
+    Anything larger is refused: CuPy copies it through a pinned staging buffer that it recycles
+    once the copy looks done, so a replay would copy whatever that buffer holds by then (or, from
+    pageable memory, CUDA refuses the copy outright). Device tables must be made before capture."""
+    if _state["capture"] is not None and np.ndim(host) != 0 and _active() is not None:
+        raise RuntimeError(f"{what}: copying host data (shape {np.shape(host)}) to the device while the current "
+                           f"stream is capturing a CUDA graph is not supported: a replay would read a recycled "
+                           f"staging buffer; copy it to the device before the capture")
 
 
 def synchronize_stream(stream):

@@ -128,6 +128,13 @@ class _GraphRNG:
         engine.offset = (engine.offset + increment) & _MASK64
 
 
+def capturing():
+    """Whether a gputorch graph is being captured on the current stream (for the kernel wrappers
+    that must not copy host tables to the device then)."""
+    g = _active["graph"]
+    return g is not None and bool(g._stream.is_capturing())
+
+
 def capture_rng_offset(seed, offset):
     """For a kernel captured into the graph in progress: ``(state array, offset relative to the
     state's)``, or None when no gputorch graph is being captured on the current stream."""

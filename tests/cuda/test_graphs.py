@@ -177,6 +177,27 @@ def test_host_sync_during_capture_is_refused(sync, capsys):
     assert not gputorch.cuda.is_current_stream_capturing()
 
 
+@needs_cuda
+def test_copying_host_data_to_the_device_during_capture_is_refused():
+    host = gputorch.randn(5)
+    g = gputorch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="copying host data"):
+        with gputorch.cuda.graph(g):
+            host.cuda()
+
+
+@needs_cuda
+def test_adam_step_in_capture_is_refused():
+    p = nn.Parameter(gputorch.randn(4, device="cuda"))
+    opt = gputorch.optim.Adam([p])
+    p.grad = gputorch.ones_like(p)
+    opt.step()
+    g = gputorch.cuda.CUDAGraph()
+    with pytest.raises(RuntimeError, match="bias correction"):
+        with gputorch.cuda.graph(g):
+            opt.step()
+
+
 @needs_simulation
 def test_synchronize_during_capture_invalidates_it():
     g = gputorch.cuda.CUDAGraph()
