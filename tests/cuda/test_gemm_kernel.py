@@ -1,7 +1,8 @@
 """``kernels/gemm.cu`` (the matrix product used while a CUDA graph is captured) on the CPU
 execution harness against NumPy: 2-D, batched and broadcast operands, 1-D operands, transposed
 (strided) operands, sizes that are not multiples of the tile, empty and k = 0 products,
-float16 (float32 accumulation), float32 and float64."""
+float16 (float32 accumulation), float32 and float64. Also the other kernel CUDA graphs add:
+dropout reading its Philox (seed, offset) from device memory."""
 import numpy as np
 import pytest
 
@@ -83,3 +84,19 @@ def test_special_values_propagate():
     a = np.array([[np.inf, 1.0], [np.nan, 0.0]], np.float32)
     b = np.array([[1.0, 0.0], [2.0, 1.0]], np.float32)
     check(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+def test_dropout_state_kernel_equals_by_value_kernel(dtype):
+    """``dropout_philox_state`` (seed and offset read from device memory, as captured into a CUDA
+    graph) draws the mask ``dropout_philox`` draws with the same values passed by value."""
+    from gputorch.cuda.kernels import _module, dropout
+    from gputorch.cuda.kernels._launch import ctype, f64, i64, u64
+    x = rand((301,), dtype, 20)
+    seed, base, relative, p = 987654321, 40, 7, 0.3
+    expected = dropout.dropout(np, x, p, seed, base + relative)
+    out = np.empty_like(x)
+    state = np.array([seed, base], dtype=np.uint64)
+    args = (x, out, i64(x.size), state, u64(relative), f64(1 - p), dropout.keep_scale(x.dtype, p))
+    _module.function(dropout.FAMILY.name, f"dropout_philox_state<{ctype(x.dtype)}>")((2,), (128,), args)
+    np.testing.assert_array_equal(out, expected)
