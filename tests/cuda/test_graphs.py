@@ -329,3 +329,31 @@ def test_replay_is_one_graph_launch():
     g.replay()
     assert sim.counters == {"kernels": 0, "memcpy": 0, "graph_launches": 1}
     assert eager["kernels"] > 10 and eager["graph_launches"] == 0
+
+
+@needs_cuda
+def test_make_graphed_callables_with_dropout_follows_eager():
+    """The forward graph draws the masks (a fresh one per call), the backward graph regenerates
+    the same ones: outputs and gradients equal eager runs from the same generator state."""
+    gputorch.manual_seed(3)
+    ref = nn.Sequential(nn.Linear(6, 32), nn.Dropout(0.4), nn.Linear(32, 2)).to("cuda", gputorch.float64)
+    module = nn.Sequential(nn.Linear(6, 32), nn.Dropout(0.4), nn.Linear(32, 2)).to("cuda", gputorch.float64)
+    module.load_state_dict(ref.state_dict())
+    sample = gputorch.randn(4, 6, device="cuda", dtype=gputorch.float64)
+    graphed = gputorch.cuda.make_graphed_callables(module, (sample,), num_warmup_iters=2)
+    x = gputorch.randn(4, 6, device="cuda", dtype=gputorch.float64)
+    gputorch.cuda.manual_seed(11)
+    outs = []
+    for _ in range(2):
+        module.zero_grad(set_to_none=True)
+        out = graphed(x)
+        out.square().sum().backward()
+        outs.append((out.detach().clone(), module[0].weight.grad.clone()))
+    assert not np.array_equal(outs[0][0].cpu().numpy(), outs[1][0].cpu().numpy())
+    gputorch.cuda.manual_seed(11)
+    for out, grad in outs:
+        ref.zero_grad(set_to_none=True)
+        expected = ref(x)
+        expected.square().sum().backward()
+        close(out, expected)
+        close(grad, ref[0].weight.grad)
