@@ -28,7 +28,11 @@ Besides arrays it provides what the CUDA backend uses of CuPy:
   ``GPUTORCH_SIMULATE_CUDA_MEMORY`` bytes (default 16 GiB; suffixes K, M, G accepted);
 * streams and events (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``): kernels run
   synchronously, so only the simulated NCCL's collectives (``cuda.nccl``, built on MPI) are ever in
-  flight on a stream.
+  flight on a stream;
+* stream capture and CUDA graphs (``Stream.begin_capture``/``end_capture``/``is_capturing``,
+  ``cuda.Graph``, ``cuda.using_allocator``): while a stream captures, work is recorded into the
+  graph instead of run, and what CuPy refuses during capture is refused
+  (``simulated_cupy_graph.py``).
 """
 import inspect as _inspect
 import os

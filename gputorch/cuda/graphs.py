@@ -70,7 +70,7 @@ class _GraphPool:
 
     @property
     def nbytes(self):
-        return sum(int(getattr(b, "size", 0) or 0) for b in self._blocks)
+        return sum(int(getattr(getattr(b, "mem", b), "size", 0) or 0) for b in self._blocks)
 
     def __repr__(self):
         return f"<gputorch.cuda graph pool: {len(self._blocks)} blocks>"
