@@ -22,7 +22,7 @@ REPO = os.path.dirname(BENCH_DIR)
 sys.path[:0] = [REPO, BENCH_DIR]
 
 BENCHMARKS = ["autograd_overhead", "training_step", "cnn_step", "gpt_step", "dataloader", "kernels", "memory_profiler",
-              "distributed"]
+              "distributed", "cuda_graphs"]
 
 from timing import THREAD_VARIABLES, limit_threads  # noqa: E402
 

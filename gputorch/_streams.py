@@ -114,8 +114,9 @@ class Stream:
             self.wait_event(stream.record_event())
 
     def is_capturing(self):
-        """Whether a CUDA graph is being captured on this stream (never, in gputorch)."""
-        return False
+        """Whether a CUDA graph is being captured on this stream (``gputorch.cuda.graph``); always
+        False on the CPU."""
+        return False if self._native is None else bool(self._native.is_capturing())
 
     def __enter__(self):
         if self._native is not None:

@@ -51,8 +51,8 @@ __device__ __forceinline__ double philox_uniform(unsigned int hi, unsigned int l
 
 // One thread per Philox block (two elements).
 template <typename T>
-__global__ void dropout_philox(const T* x, T* y, index_t n, unsigned long long seed, unsigned long long offset,
-                               double keep_prob, double scale) {
+__device__ __forceinline__ void dropout_body(const T* x, T* y, index_t n, unsigned long long seed,
+                                             unsigned long long offset, double keep_prob, double scale) {
   typedef typename Num<T>::acc A;
   const A kept_scale = (A)scale;
   GT_GRID_LOOP(block, (n + 1) / 2) {
@@ -65,4 +65,20 @@ __global__ void dropout_philox(const T* x, T* y, index_t n, unsigned long long s
       y[i + 1] = Num<T>::store(Num<T>::load(x[i + 1]) * s1);
     }
   }
+}
+
+// Seed and offset by value (eager launches).
+template <typename T>
+__global__ void dropout_philox(const T* x, T* y, index_t n, unsigned long long seed, unsigned long long offset,
+                               double keep_prob, double scale) {
+  dropout_body(x, y, n, seed, offset, keep_prob, scale);
+}
+
+// Seed and offset read from device memory (launches captured into a CUDA graph): state[0] is the
+// seed, state[1] the generator's offset when the replay began, which gputorch writes before each
+// replay; `relative` is this launch's offset from it. So every replay draws a fresh mask.
+template <typename T>
+__global__ void dropout_philox_state(const T* x, T* y, index_t n, const unsigned long long* state,
+                                     unsigned long long relative, double keep_prob, double scale) {
+  dropout_body(x, y, n, state[0], state[1] + relative, keep_prob, scale);
 }

@@ -29,6 +29,16 @@ def _load_cupy():
     return cupy, None
 
 
+def _ndim(obj):
+    import numpy
+    return numpy.ndim(obj)
+
+
+def _shape(obj):
+    import numpy
+    return tuple(numpy.shape(obj))
+
+
 class _DeviceContext:
     """Makes one GPU current for the duration of an op, switching only when needed."""
 
@@ -120,8 +130,14 @@ class CUDABackend(Backend):
         cp = self._require()
         index = cp.cuda.runtime.getDevice() if device is None or device.index is None else device.index
         with cp.cuda.Device(index):
-            if isinstance(obj, cp.ndarray) and obj.device.id != index:
-                obj = cp.array(obj, copy=True)  # peer copy onto this device
+            if isinstance(obj, cp.ndarray):
+                if obj.device.id != index:
+                    obj = cp.array(obj, copy=True)  # peer copy onto this device
+            elif _ndim(obj) and cp.cuda.get_current_stream().is_capturing():
+                raise RuntimeError(
+                    f"copying host data (shape {_shape(obj)}) to cuda:{index} while the current stream is capturing "
+                    f"a CUDA graph is not supported: the graph would copy from a staging buffer that is recycled "
+                    f"after capture; create the tensor before capturing and copy_() new values into it")
             return cp.asarray(obj, dtype=np_dtype)
 
     def to_numpy(self, array):

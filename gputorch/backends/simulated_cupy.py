@@ -28,12 +28,18 @@ Besides arrays it provides what the CUDA backend uses of CuPy:
   ``GPUTORCH_SIMULATE_CUDA_MEMORY`` bytes (default 16 GiB; suffixes K, M, G accepted);
 * streams and events (``cuda.Stream``, ``cuda.get_current_stream``, ``cuda.Event``): kernels run
   synchronously, so only the simulated NCCL's collectives (``cuda.nccl``, built on MPI) are ever in
-  flight on a stream.
+  flight on a stream;
+* stream capture and CUDA graphs (``Stream.begin_capture``/``end_capture``/``is_capturing``,
+  ``cuda.Graph``, ``cuda.using_allocator``): while a stream captures, work is recorded into the
+  graph instead of run, and what CuPy refuses during capture is refused
+  (``simulated_cupy_graph.py``).
 """
 import inspect as _inspect
 import os
 
 import numpy as _np
+
+from . import simulated_cupy_graph as _graph
 
 __all__ = ["ndarray", "asarray", "array", "asnumpy", "cuda", "get_array_module", "RawModule", "RawKernel",
            "get_default_memory_pool", "get_default_pinned_memory_pool"]
@@ -61,7 +67,9 @@ class _Runtime:
         self._current = index
 
     def deviceSynchronize(self):
-        pass
+        _graph.synchronize_stream(None)
+
+    streamCaptureModeGlobal, streamCaptureModeThreadLocal, streamCaptureModeRelaxed = 0, 1, 2
 
     def memGetInfo(self):
         """(free, total) bytes of the current simulated device."""
@@ -106,7 +114,7 @@ class Device:
         _runtime.setDevice(self.id)
 
     def synchronize(self):
-        pass
+        _graph.synchronize_stream(None)
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.id == self.id
@@ -148,24 +156,40 @@ from .simulated_cupy_array import (ndarray, check_current as _check_current,  # 
                                    unwrap as _unwrap, wrap as _wrap, call as _call, new as _new)
 
 
+def _copied(name, source, arrays, **kwargs):
+    """A copy of ``source`` (device buffers behind ``arrays``, or a host snapshot) in a new buffer of
+    the current device: a memcpy, recorded when the current stream captures."""
+    result = _graph.run(name, lambda: _np.array(source, copy=True, **kwargs), arrays, kind="memcpy")
+    return _new(result, _runtime.getDevice())
+
+
 def asarray(obj, dtype=None, order=None, *, copy=None, blocking=False):
     """``cupy.asarray``: ``obj`` itself when it is an array of this device with that dtype; host data
     (NumPy arrays, scalars, lists) is copied to the current device."""
     if isinstance(obj, ndarray):
         if obj._device_id != _runtime.getDevice():
-            return _new(_np.array(obj._a, dtype=dtype, order=order or "K", copy=True), _runtime.getDevice())
+            return _copied("memcpyPeer", obj._a, [obj], dtype=dtype, order=order or "K")
         return obj if dtype is None or obj.dtype == dtype else obj.astype(dtype)
     if isinstance(obj, (list, tuple)) and _flatten_arrays(obj, []):
         return array(obj, dtype=dtype)
-    return _new(_np.array(obj, dtype=dtype, copy=True, order=order or "K"), _runtime.getDevice())
+    host = _np.array(obj, dtype=dtype, copy=True, order=order or "K")
+    _graph.host_to_device("cupy.asarray", host)
+    return _copied("memcpyHtoD", host, [], order="K")
 
 
 def array(obj, dtype=None, copy=True, order="K", subok=False, ndmin=0, *, blocking=False):
+    arrays = []
     if isinstance(obj, ndarray):
+        arrays = [obj]
         obj = obj._a
     elif isinstance(obj, (list, tuple)) and _flatten_arrays(obj, []):
-        obj = [asarray(x)._a for x in obj]
-    return _new(_np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin), _runtime.getDevice())
+        arrays = [asarray(x) for x in obj]
+        obj = [x._a for x in arrays]
+    else:
+        obj = _np.array(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        _graph.host_to_device("cupy.array", obj)
+    return _copied("memcpyHtoD" if not arrays else "memcpyDtoD", obj, arrays, dtype=dtype, order=order,
+                   ndmin=ndmin)
 
 
 def asnumpy(a, stream=None, order="C", out=None, *, blocking=True):
@@ -256,7 +280,7 @@ def _adapt(qualname, value, entry):
             if not host_ok:  # ufunc.at's indices, like array indices, may be host data
                 checked = [a for i, a in enumerate(args) if not (i == 1 and qualname.endswith(".at"))]
                 _reject_host(checked + [v for k, v in kwargs.items() if k != "indices"], qualname)
-            return _call(value, args, kwargs)
+            return _call(value, args, kwargs, qualname)
         wrapper.__name__ = qualname.rsplit(".", 1)[-1]
         wrapper.__qualname__ = qualname
         return wrapper
@@ -317,7 +341,7 @@ class _UfuncProxy:
                 raise TypeError(f"Wrong arguments {wrong} for {self._qualname} (CuPy's ufuncs take only "
                                 f"{', '.join(self._keywords)})")
         _reject_host(list(args) + list(kwargs.values()), self._qualname)
-        return _call(self._impl, args, kwargs)
+        return _call(self._impl, args, kwargs, self._qualname)
 
     def __getattr__(self, name):
         spec = _api.UFUNC_METHODS.get(name, _MISSING)

@@ -20,6 +20,8 @@ import weakref
 
 import numpy as np
 
+from . import simulated_cupy_graph as _graph
+
 _host = np.ndarray
 
 
@@ -52,6 +54,7 @@ def new(host, device_id):
         out._base = None
         _owners[id(host)] = out
         _scp()._pools.track(host, device_id)
+        _graph.allocated(host)
     else:
         owner = _owners.get(id(root))
         out._base = owner if owner is not None else new(root, device_id)
@@ -114,10 +117,20 @@ def wrap(result, device_id=None, inputs=()):
     return result
 
 
-def call(func, args, kwargs):
+# Functions that write into an argument (device work even when they return nothing new).
+_WRITING = {"copyto", "put", "place", "putmask", "fill_diagonal", "at", "scatter_add", "scatter_max", "scatter_min",
+            "fill", "sort", "partition", "byteswap", "shuffle"}
+
+
+def call(func, args, kwargs, name="cupy function"):
+    """``func`` (NumPy's) on the arrays behind device arrays: run now, or recorded into the graph
+    of a capture in progress (see simulated_cupy_graph)."""
     arrays = flatten_arrays(list(args) + list(kwargs.values()), [])
     check_current(arrays)
-    return wrap(func(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()}), inputs=arrays)
+    _graph.library_call(name)
+    uargs, ukwargs = unwrap(args), {k: unwrap(v) for k, v in kwargs.items()}
+    writes = kwargs.get("out") is not None or name.rsplit(".", 1)[-1] in _WRITING
+    return wrap(_graph.run(name, lambda: func(*uargs, **ukwargs), arrays, writes), inputs=arrays)
 
 
 def _check_method_call(name, args, kwargs):
@@ -136,7 +149,11 @@ def _method(name, check_device=True, host_result=False):
         if check_device:
             check_current(arrays)
         reject_host([*args, *kwargs.values()], f"cupy.ndarray.{name}")
-        result = getattr(self._a, name)(*unwrap(args), **{k: unwrap(v) for k, v in kwargs.items()})
+        qualname = f"cupy.ndarray.{name}"
+        _graph.library_call(qualname)
+        bound, uargs, ukwargs = getattr(self._a, name), unwrap(args), {k: unwrap(v) for k, v in kwargs.items()}
+        writes = kwargs.get("out") is not None or name in _WRITING
+        result = _graph.run(qualname, lambda: bound(*uargs, **ukwargs), arrays, writes)
         return result if host_result else wrap(result, self._device_id, arrays)
     method.__name__ = name
     return method
@@ -196,6 +213,7 @@ class ndarray:
         self._base = None
         _owners[id(self._a)] = self
         _scp()._pools.track(self._a, self._device_id)
+        _graph.allocated(self._a)
 
     # ------------------------------------------------------------------ leaving the device
     def __array__(self, dtype=None, copy=None):
@@ -204,6 +222,7 @@ class ndarray:
 
     def get(self, stream=None, order="C", out=None, blocking=True):
         """Copy to the host as a NumPy array (into ``out`` when given)."""
+        _graph.host_sync("cupy.ndarray.get")
         if out is not None:
             np.copyto(out, self._a)
             return out
@@ -213,19 +232,27 @@ class ndarray:
         """Copy the host array ``arr`` into this array (same shape)."""
         if isinstance(arr, ndarray):
             raise TypeError("Only numpy.ndarray can be set to cupy.ndarray")
-        arr = np.asarray(arr)
+        arr = np.array(arr, copy=True)
+        _graph.host_to_device("cupy.ndarray.set", arr)
         if arr.shape != self._a.shape:
             raise ValueError(f"Shape mismatch. Old shape: {self._a.shape}, new shape: {arr.shape}")
-        self._a[...] = arr
+        target = self._a
+
+        def copy():
+            target[...] = arr
+        _graph.run("memcpyHtoD", copy, [self], writes=True, kind="memcpy")
 
     def item(self):
         """The element of a one-element array as a Python scalar (CuPy's ``item`` takes no index)."""
+        _graph.host_sync("cupy.ndarray.item")
         return self._a.item()
 
     def tolist(self):
+        _graph.host_sync("cupy.ndarray.tolist")
         return self._a.tolist()
 
     def tobytes(self, order="C"):
+        _graph.host_sync("cupy.ndarray.tobytes")
         return self._a.tobytes(order)
 
     def __dlpack__(self, *args, **kwargs):
@@ -294,12 +321,15 @@ class ndarray:
         return len(self._a)
 
     def __repr__(self):
+        _graph.host_sync("repr(cupy.ndarray)")
         return repr(self._a)
 
     def __str__(self):
+        _graph.host_sync("str(cupy.ndarray)")
         return str(self._a)
 
     def __format__(self, spec):
+        _graph.host_sync("format(cupy.ndarray)")
         return format(self._a.item() if self._a.ndim == 0 else self._a, spec)
 
     def __iter__(self):
@@ -309,21 +339,26 @@ class ndarray:
 
     # ------------------------------------------------------------------ to Python scalars
     def __bool__(self):
+        _graph.host_sync("bool(cupy.ndarray)")
         return bool(self._a)
 
     def __float__(self):
+        _graph.host_sync("float(cupy.ndarray)")
         return float(self._a)
 
     def __int__(self):
+        _graph.host_sync("int(cupy.ndarray)")
         return int(self._a)
 
     def __complex__(self):
+        _graph.host_sync("complex(cupy.ndarray)")
         return complex(self._a)
 
     # ------------------------------------------------------------------ copies and views
     def copy(self, order="C"):
         """A copy on the *current* device (CuPy's copy may read another device's array)."""
-        return new(self._a.copy(order), _current())
+        a = self._a
+        return new(_graph.run("cupy.ndarray.copy", lambda: a.copy(order), [self], kind="memcpy"), _current())
 
     def __copy__(self):
         return self.copy()
@@ -333,7 +368,9 @@ class ndarray:
 
     def astype(self, dtype, order="K", casting=None, subok=None, copy=True):
         check_current([self])
-        result = self._a.astype(dtype, order=order, casting=casting or "unsafe", copy=copy)
+        a = self._a
+        result = _graph.run("cupy.ndarray.astype",
+                            lambda: a.astype(dtype, order=order, casting=casting or "unsafe", copy=copy), [self])
         return self if result is self._a else new(result, self._device_id)
 
     def view(self, dtype=None, type=None):
@@ -352,15 +389,23 @@ class ndarray:
     def __getitem__(self, key):
         arrays = flatten_arrays(key if isinstance(key, tuple) else [key], [])
         check_current(arrays)
+        if any(k.dtype == np.bool_ for k in arrays):   # a boolean mask: its count is needed on the host
+            _graph.host_sync("cupy.ndarray.__getitem__ with a boolean mask")
+        a, ukey = self._a, unwrap(key)
         try:
-            return wrap(self._a[unwrap(key)], self._device_id)
+            return wrap(_graph.run("cupy.ndarray.__getitem__", lambda: a[ukey], [self, *arrays]), self._device_id)
         except IndexError as e:
             _raise_as_cupy(e)
 
     def __setitem__(self, key, value):
-        check_current(flatten_arrays([key, value], []) + [self])
+        arrays = flatten_arrays([key, value], []) + [self]
+        check_current(arrays)
+        a, ukey, uvalue = self._a, unwrap(key), unwrap(value)
+
+        def assign():
+            a[ukey] = uvalue
         try:
-            self._a[unwrap(key)] = unwrap(value)
+            _graph.run("cupy.ndarray.__setitem__", assign, arrays, writes=True)
         except IndexError as e:
             _raise_as_cupy(e)
 

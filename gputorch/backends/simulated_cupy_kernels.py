@@ -18,6 +18,8 @@ import sys
 
 import numpy as np
 
+from . import simulated_cupy_graph as _graph
+
 
 def _scp():
     return sys.modules["gputorch.backends.simulated_cupy"]
@@ -97,7 +99,8 @@ class RawKernel:
             else:
                 a = _as_kernel_scalar(self.name, i, a)
             checked.append(a)
-        self._kernel(grid, block, tuple(checked), shared_mem=shared_mem)
+        kernel, config = self._kernel, (grid, block, tuple(checked))
+        _graph.record(self.name, lambda: kernel(*config, shared_mem=shared_mem))
 
     def __repr__(self):
         return f"<simulated RawKernel {self.name!r}>"

@@ -13,6 +13,8 @@ import weakref
 
 import numpy as np
 
+from . import simulated_cupy_graph as _graph
+
 ALLOCATION_UNIT = 512
 DEFAULT_DEVICE_MEMORY = 16 << 30
 
@@ -119,8 +121,15 @@ pools = _Pools()
 class MemoryPool:
     """``cupy.get_default_memory_pool()``: counters of the current device's pool."""
 
-    def __init__(self, runtime):
+    def __init__(self, runtime=None, allocator=None):
         self._runtime = runtime
+
+    def malloc(self, size):
+        """A block of a private pool (``cupy.cuda.MemoryPool().malloc``): a pointer that owns the
+        buffers given to it under ``using_allocator`` (see simulated_cupy_graph)."""
+        from .simulated_cupy_graph import PooledPointer
+        from .simulated_cupy import _runtime
+        return PooledPointer(int(size), _runtime.getDevice())
 
     def _pool(self):
         return pools.pool(self._runtime._current)
@@ -240,9 +249,10 @@ class Stream:
 
     _current = []
 
-    def __init__(self, null=False, non_blocking=False, ptds=False):
+    def __init__(self, null=False, non_blocking=False, ptds=False, priority=None):
         self.ptr = 0 if null else id(self)
         self.device_id = None
+        self.non_blocking = bool(non_blocking)
 
     def __enter__(self):
         Stream._current.append(self)
@@ -257,8 +267,20 @@ class Stream:
         return self
 
     def synchronize(self):
+        _graph.synchronize_stream(self)
         for op in _in_flight(self.ptr):
             op.wait()
+
+    def begin_capture(self, mode=None):
+        """Start capturing the work queued on this stream into a CUDA graph (not the legacy stream)."""
+        _graph.begin_capture(self, mode)
+
+    def end_capture(self):
+        """Stop capturing; the ``cuda.Graph`` of the captured work."""
+        return _graph.end_capture(self)
+
+    def is_capturing(self):
+        return _graph.is_capturing(self)
 
     def record(self, event=None):
         event = event or Event()
@@ -270,6 +292,7 @@ class Stream:
 
     @property
     def done(self):
+        _graph.query_stream(self)
         return not _in_flight(self.ptr)
 
     def __eq__(self, other):
@@ -321,3 +344,10 @@ def install(cuda, runtime):
     cuda.Event = Event
     cuda.get_current_stream = get_current_stream
     cuda.get_elapsed_time = get_elapsed_time
+    cuda.using_allocator = _graph.using_allocator
+    cuda.Graph = _graph.Graph
+
+    class graph:
+        Graph = _graph.Graph
+
+    cuda.graph = graph

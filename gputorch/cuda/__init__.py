@@ -153,3 +153,47 @@ from .._legacy_tensor_types import make_types as _make_legacy_types  # noqa: E40
 _LEGACY_TYPES = _make_legacy_types("cuda", "gputorch.cuda")
 globals().update(_LEGACY_TYPES)
 __all__ += list(_LEGACY_TYPES)
+
+
+# ---------------------------------------------------------------- streams and CUDA graphs
+from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402,F401
+                     make_graphed_callables)
+
+
+def Stream(device=None, priority=0):
+    """A CUDA stream (``gputorch.Stream`` on a CUDA device): ``gputorch.cuda.Stream()``."""
+    from .._streams import Stream as _Stream
+    return _Stream(_cuda_device("cuda" if device is None else device), priority=priority)
+
+
+def Event(enable_timing=False, blocking=False, interprocess=False):
+    """A CUDA event of the current device."""
+    from .._streams import Event as _Event
+    return _Event(_cuda_device(), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess)
+
+
+def current_stream(device=None):
+    """The current stream of ``device`` (default: the current GPU)."""
+    from .._streams import Stream as _Stream
+    return _Stream._current(_cuda_device("cuda" if device is None else device).index)
+
+
+class stream:
+    """``with gputorch.cuda.stream(s):`` makes ``s`` the current stream in the block (None: no-op)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.stream.__enter__()
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            self.stream.__exit__(*exc)
+        return False
+
+
+__all__ += ["CUDAGraph", "graph", "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables",
+            "Stream", "Event", "current_stream", "stream"]

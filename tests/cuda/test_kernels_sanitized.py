@@ -15,8 +15,8 @@ import os
 import numpy as np
 import pytest
 
-from gputorch.cuda.kernels import (_module, activations, cross_entropy, dropout, embedding, im2col, normalization,
-                                   pooling, reductions, softmax)
+from gputorch.cuda.kernels import (_module, activations, cross_entropy, dropout, embedding, gemm, im2col,
+                                   normalization, pooling, reductions, softmax)
 from gputorch.cuda.kernels._source import FAMILIES, Family, load_all_families
 from tests.cuda._harness import harness_or_skip, kernels_on, shim
 
@@ -97,13 +97,19 @@ def _dropout():
     dropout.dropout(np, _rand(301), 0.3, 12345, 7)
 
 
+def _gemm():
+    for dtype in (np.float32, np.float16, np.float64):
+        gemm.matmul(np, _rand(17, 19, dtype=dtype), _rand(19, 5, seed=1, dtype=dtype))
+    gemm.matmul(np, _rand(3, 20, 9), _rand(3, 9, 18, seed=2))     # batched (sanitized launches take C order)
+
+
 def _reductions():
     reductions.column_sums(np, _rand(70, 40))
 
 
 SCENARIOS = {"activations": _activations, "softmax": _softmax, "cross_entropy": _cross_entropy,
              "normalization": _normalization, "im2col": _im2col, "pooling": _pooling, "embedding": _embedding,
-             "dropout": _dropout, "reductions": _reductions}
+             "dropout": _dropout, "gemm": _gemm, "reductions": _reductions}
 
 
 @pytest.fixture(scope="module")

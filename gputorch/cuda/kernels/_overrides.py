@@ -16,6 +16,7 @@ from ...backends.specialised_ops import loaded_op
 from ...ops import class_targets, normalization_stats as stats, window_geometry as geometry
 from ...ops._common import quiet_errors, xp_of
 from ...ops.index_counts import index_counts
+from ...ops._gemm import product
 from ...ops.philox_dropout import philox_dropout as generic_philox_dropout
 from . import (activations, amp, cross_entropy, dropout, embedding, im2col, normalization, optimizers, pooling,
                reductions, softmax)
@@ -157,7 +158,7 @@ def linear_forward(ctx, x, w, b=None):
     bias + activation kernel with the identity activation: every ``nn.Linear`` with a bias."""
     if b is None or b._data.ndim != 1 or w._data.ndim != 2 or not _same_dtype(x._data, w._data, b._data):
         return NotImplemented
-    fused = activations.bias_activation(xp_of(x), x._data @ w._data.T, b._data, "identity")
+    fused = activations.bias_activation(xp_of(x), product(x._data, w._data.T), b._data, "identity")
     if fused is None:
         return NotImplemented
     ctx.bias_shape = b._data.shape

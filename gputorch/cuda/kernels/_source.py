@@ -71,6 +71,6 @@ def family(name, filename, names, options=()):
 
 def load_all_families():
     """Import every wrapper module, so that :data:`FAMILIES` lists every family."""
-    from . import (activations, amp, cross_entropy, dropout, embedding, im2col, normalization,  # noqa: F401
-                   optimizers, pooling, reductions, softmax)
+    from . import (activations, amp, cross_entropy, dropout, embedding, gemm, im2col,  # noqa: F401
+                   normalization, optimizers, pooling, reductions, softmax)
     return FAMILIES

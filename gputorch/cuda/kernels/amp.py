@@ -14,7 +14,12 @@ FAMILY = family("amp", "amp.cu", [f"multi_tensor_unscale<{t}>" for t in TYPES])
 def non_finite_check_and_unscale(xp, arrays, found_inf, inv_scale, *, generic):
     """``generic``'s contract (see :func:`gputorch.amp.grad_scaler.non_finite_check_and_unscale`):
     the contiguous arrays of a dtype the kernel takes go through one launch per dtype; the others
-    through ``generic``."""
+    through ``generic``. While a CUDA graph is captured everything goes through ``generic`` (the
+    kernel's pointer tables would be host-to-device copies inside the graph)."""
+    from ..graphs import capturing
+    if capturing():
+        generic(xp, [a for a in arrays if a.size], found_inf, inv_scale)
+        return
     groups, rest = {}, []
     for a in arrays:
         if ctype(a.dtype) is not None and a.flags.c_contiguous:

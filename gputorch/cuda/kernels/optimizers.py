@@ -45,6 +45,11 @@ def _groups(n, arrays_of):
     return groups, rest
 
 
+def _capturing():
+    from ..graphs import capturing
+    return capturing()
+
+
 def _launch(xp, name, columns, sizes, extra_args):
     """One launch over tensors whose addresses are ``columns`` (one list per tensor)."""
     ptrs = xp.asarray(np.array(columns, dtype=np.uint64).reshape(-1))
@@ -61,6 +66,9 @@ def multi_tensor_sgd(params, grads, momentum_buffers, *, lr, weight_decay, momen
     """:func:`gputorch.optim.sgd.sgd_update` as one kernel launch per dtype; ``generic`` (that
     function) updates the parameters the kernel does not take."""
     sgd_update = generic
+    if _capturing():    # the pointer tables would be host-to-device copies inside a CUDA graph
+        return sgd_update(params, grads, momentum_buffers, lr=lr, weight_decay=weight_decay, momentum=momentum,
+                          dampening=dampening, nesterov=nesterov, maximize=maximize, xp=xp)
     use_buf = momentum != 0
     groups, rest = _groups(len(params), lambda i: (params[i], grads[i],
                                                    momentum_buffers[i] if use_buf else None))
@@ -94,6 +102,11 @@ def multi_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, ste
     """:func:`gputorch.optim.adam.adam_update` as one kernel launch per dtype; ``generic`` (that
     function) updates the parameters the kernel does not take."""
     adam_update = generic
+    if _capturing():
+        raise RuntimeError("Adam/AdamW cannot be captured into a CUDA graph in gputorch: its bias correction is "
+                           "computed from step counts kept on the host, so every replay would repeat the captured "
+                           "step's values (PyTorch's capturable=True, which keeps them on the device, is not "
+                           "implemented); capture SGD, or keep optimizer.step() outside the graph")
     groups, rest = _groups(len(params), lambda i: (params[i], grads[i], exp_avgs[i], exp_avg_sqs[i],
                                                    max_exp_avg_sqs[i] if amsgrad else None))
     w = 1 - beta1

@@ -13,11 +13,18 @@ FAMILY = family("reductions", "reductions.cu",
                 [f"{k}<{t}, {ACC_CTYPES[t]}>" for k in ("multi_tensor_sum_squares", "column_sums") for t in TYPES])
 
 
+def _capturing():
+    """While a CUDA graph is captured the generic path runs (the pointer tables would be
+    host-to-device copies inside the graph)."""
+    from ..graphs import capturing
+    return capturing()
+
+
 def sum_of_squares(xp, arrays):
     """``[sum(a * a)]`` per array (0-d arrays in the accumulation dtype: float32 for float16 and
     float32, float64 for float64), one launch per dtype; None when some array's dtype is not
     taken. Non-contiguous arrays are copied first."""
-    if any(ctype(a.dtype) is None for a in arrays):
+    if any(ctype(a.dtype) is None for a in arrays) or _capturing():
         return None
     arrays = [contiguous(xp, a) for a in arrays]
     results = [None] * len(arrays)
@@ -34,7 +41,7 @@ def sum_of_squares(xp, arrays):
 def total_sum_of_squares(xp, arrays):
     """``sum over arrays of sum(a * a)`` as a 0-d array (float64 when some array is float64, else
     float32), one launch per dtype; None when some array's dtype is not taken."""
-    if any(ctype(a.dtype) is None for a in arrays):
+    if any(ctype(a.dtype) is None for a in arrays) or _capturing():
         return None
     by_dtype = {}
     for a in arrays:
