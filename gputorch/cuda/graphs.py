@@ -346,9 +346,14 @@ def _unflatten(template, flat):
     return type(template)(items), used
 
 
+def _is_module(obj):
+    """Whether ``obj`` is an ``nn.Module`` (told by its interface: this layer does not import nn)."""
+    return all(hasattr(obj, name) for name in ("parameters", "modules", "training", "forward"))
+
+
 def _graph_one(func, args, params, warmup, allow_unused, pool):
-    import gputorch
     from .. import autograd
+    from ..ops.creation import empty_like, ones_like
     inputs = _flat_tensors(args, "sample_args") + tuple(params)
     for i, t in enumerate(inputs):
         if not t.is_cuda:
@@ -371,13 +376,13 @@ def _graph_one(func, args, params, warmup, allow_unused, pool):
     with side:
         for _ in range(warmup):
             outputs = _flat_tensors(func(*args), "outputs")
-            grads_of(outputs, [gputorch.ones_like(o) if o.requires_grad else None for o in outputs])
+            grads_of(outputs, [ones_like(o) if o.requires_grad else None for o in outputs])
             del outputs
     fwd, bwd = CUDAGraph(), CUDAGraph()
     with graph(fwd, pool=pool):
         raw = func(*args)
     static_outputs = _flat_tensors(raw, "outputs")
-    static_grad_outputs = [gputorch.empty_like(o) if o.requires_grad else None for o in static_outputs]
+    static_grad_outputs = [empty_like(o) if o.requires_grad else None for o in static_outputs]
     with graph(bwd, pool=fwd.pool()):
         grads = grads_of(static_outputs, static_grad_outputs)
     grads = iter(grads)
@@ -444,7 +449,6 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unu
     its original forward runs) and is returned itself; its parameters get their gradients by
     ordinary autograd. Modules must have no hooks.
     """
-    from ..nn import Module
     single = not isinstance(callables, tuple)
     if single:
         callables, sample_args = (callables,), (sample_args,)
@@ -455,7 +459,7 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unu
     for func, args in zip(callables, sample_args):
         args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
         params = ()
-        if isinstance(func, Module):
+        if _is_module(func):
             hooks = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
             if any(getattr(m, h, None) for m in func.modules() for h in hooks):
                 raise RuntimeError("make_graphed_callables: modules must have no registered hooks")
@@ -466,7 +470,7 @@ def make_graphed_callables(callables, sample_args, num_warmup_iters=3, allow_unu
         def run(*user_args, _g=graphed, _n=n_user):
             return _g(_n, *user_args)
 
-        if isinstance(func, Module):
+        if _is_module(func):
             original = func.forward
 
             def forward(*user_args, _run=run, _module=func, _original=original):

@@ -9,6 +9,8 @@ float16 autocast with it than with this, on a 2-core CPU).
 On the CPU the BLAS thread pool is sized for each product first (``backends.blas_threads``: small
 products run on one thread).
 """
+import math
+
 import numpy as np
 
 from ..backends.blas_threads import prepare_product
@@ -32,6 +34,11 @@ def product(x, y):
         out = route(x, y)
         if out is not None:
             return out
+    if x.ndim > 2 and 0 < y.ndim <= 2 and x.flags.c_contiguous:
+        # One matrix shared by a whole batch: fold the batch into the rows, one GEMM in all (NumPy
+        # would run one GEMM per batch entry).
+        rows = math.prod(x.shape[:-1])
+        return product(x.reshape(rows, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
     if x.dtype == _HALF and y.dtype == _HALF:
         return (x.astype(np.float32) @ y.astype(np.float32)).astype(_HALF)
     return x @ y

@@ -64,6 +64,7 @@ def _conjugated(rule):
             return tuple(conj_of(g) if g is not None else None for g in result)
         return conj_of(result)
     backward.__doc__ = rule.__doc__
+    backward.__wrapped__ = rule
     return backward
 
 

@@ -96,12 +96,7 @@ class MatmulBackward0(_ProductNode):
         if need:
             ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
             ctx.shapes = (a._data.shape, b._data.shape)
-        x, y = a._data, b._data
-        if x.ndim > 2 and y.ndim <= 2 and x.flags.c_contiguous:
-            # B is shared by the whole batch: fold the batch into the rows, one GEMM in all.
-            rows = math.prod(x.shape[:-1])
-            return product(x.reshape(rows, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
-        return product(x, y)
+        return product(a._data, b._data)   # a shared B is folded into one GEMM there
 
 
 def _product_grads(grad, a, b, shapes, need):
