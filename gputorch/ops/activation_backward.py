@@ -11,6 +11,7 @@ import math
 from .._dispatch import apply
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
+from .row_reductions import row_sum
 
 _SQRT1_2 = math.sqrt(0.5)
 _GELU_PDF = 1.0 / math.sqrt(2.0 * math.pi)
@@ -155,7 +156,7 @@ class SoftmaxBackwardDataBackward0(Node):
         v, _ = _computed(y)
         if v.ndim == 0:
             return _back(v * (g - g * v), back)
-        return _back(v * (g - (g * v).sum(axis=dim, keepdims=True)), back)
+        return _back(v * (g - row_sum(g * v, dim, back is not None)), back)
 
     def backward(ctx, gg):
         grad, y = ctx.saved_values
@@ -178,7 +179,7 @@ class LogSoftmaxBackwardDataBackward0(Node):
         g, back = _computed(grad)
         v, _ = _computed(y)
         with quiet_errors():
-            total = g if v.ndim == 0 else g.sum(axis=dim, keepdims=True)
+            total = g if v.ndim == 0 else row_sum(g, dim, back is not None)
             return _back(g - xp.exp(v) * total, back)
 
     def backward(ctx, gg):

@@ -70,3 +70,23 @@ def test_array_gradients_equal_tensor_op_gradients(device, dtype, op, a_shape, b
         assert p_.is_contiguous()
         np.testing.assert_allclose(to_numpy(p_).astype(np.float64), to_numpy(r_.detach()).astype(np.float64),
                                    rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [((2, 3, 5), (5, 4)), ((2, 3, 5), (5,)), ((2, 3, 0), (0, 4)),
+                                              ((4, 1, 3, 5), (5, 2)), ((2, 0, 5), (5, 3))])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int64])
+def test_batch_times_shared_matrix_is_one_product(x_shape, y_shape, dtype):
+    """A batch times one matrix runs as one GEMM over the folded rows; values, shape and dtype as
+    NumPy's matmul (float16 accumulated in float32)."""
+    from gputorch.ops._gemm import product
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(x_shape) * 4).astype(dtype)
+    y = (rng.standard_normal(y_shape) * 4).astype(dtype)
+    got = product(x, y)
+    wide = np.float32 if dtype == np.float16 else dtype
+    expected = (x.astype(wide) @ y.astype(wide)).astype(dtype)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=1e-6, atol=1e-6)
+    t_x = x[:, ::-1] if len(x_shape) > 2 and x_shape[1] > 1 else x     # non-contiguous: NumPy's loop
+    np.testing.assert_allclose(product(t_x, y).astype(np.float64),
+                               (t_x.astype(wide) @ y.astype(wide)).astype(dtype).astype(np.float64), rtol=1e-6, atol=1e-6)

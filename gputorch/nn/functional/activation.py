@@ -26,6 +26,7 @@ from ...ops.activation_backward import (gelu_backward, log_softmax_backward_data
 from ...ops.comparison import where
 from ...ops.pointwise import relu as _core_relu, relu_ as _core_relu_, sigmoid, tanh
 from ...ops.registry import tensor_method
+from ...ops.row_reductions import row_max, row_sum
 from ..._type_info import finfo
 
 __all__ = [
@@ -441,9 +442,9 @@ class SoftmaxBackward0(Node):
         if x.size == 0:
             return _finish(x.copy(), back).reshape(a._data.shape)
         with quiet_errors():
-            e = x - x.max(axis=axis, keepdims=True)
+            e = x - row_max(x, axis)
             xp.exp(e, out=e)
-            total = e.sum(axis=axis, keepdims=True)
+            total = row_sum(e, axis, back is not None)
             e *= xp.reciprocal(total, out=total)
         return _finish(e, back).reshape(a._data.shape)
 
@@ -462,8 +463,8 @@ class LogSoftmaxBackward0(Node):
         if x.size == 0:
             return _finish(x.copy(), back).reshape(a._data.shape)
         with quiet_errors():
-            shifted = x - x.max(axis=axis, keepdims=True)
-            lse = xp.exp(shifted).sum(axis=axis, keepdims=True)
+            shifted = x - row_max(x, axis)
+            lse = row_sum(xp.exp(shifted), axis, back is not None)
             xp.log(lse, out=lse)
             shifted -= lse
         return _finish(shifted, back).reshape(a._data.shape)

@@ -22,6 +22,7 @@ from ..._type_info import finfo
 from ...autograd import grad_mode
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
+from ...ops.row_reductions import row_sum
 from ...ops.normalization_stats import accumulated as _acc, record_affine as _record_affine, rstd as _rstd
 from ...ops.normalization_stats import update_running as _update_running, wrap_like as _wrap
 
@@ -40,11 +41,16 @@ def _acc_tensor(t):
 
 def _centered_moments(x, axes):
     """``(mean, x - mean, sum of squares of x - mean)`` over ``axes``, keeping dims."""
+    total = row_sum if len(axes) == 1 else _sum_keepdims
     with quiet_errors():
-        mean = x.sum(axis=axes, keepdims=True) / _count(x.shape, axes)
+        mean = total(x, axes[-1] if len(axes) == 1 else axes) / _count(x.shape, axes)
     centered = x - mean
-    sq_sum = (centered * centered).sum(axis=axes, keepdims=True)
+    sq_sum = total(centered * centered, axes[-1] if len(axes) == 1 else axes)
     return mean, centered, sq_sum
+
+
+def _sum_keepdims(x, axes):
+    return x.sum(axis=axes, keepdims=True)
 
 
 def _count(shape, axes):
@@ -147,9 +153,12 @@ def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
             gb = g.sum(axis=lead) if lead else g
         if need_x:
             gxhat = g if weight is None else g * _acc(weight)
-            dot = (gxhat * xhat).mean(axis=axes, keepdims=True)
+            total = row_sum if len(axes) == 1 else _sum_keepdims
+            axis = axes[-1] if len(axes) == 1 else axes
+            n = _count(x.shape, axes)
+            dot = total(gxhat * xhat, axis) / n
             if kind == "layer":
-                gx = gxhat - gxhat.mean(axis=axes, keepdims=True)
+                gx = gxhat - total(gxhat, axis) / n
                 gx -= xhat * dot
             else:
                 gx = gxhat - xhat * dot
