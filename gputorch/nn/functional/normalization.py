@@ -79,10 +79,11 @@ def _normalized_grad(gxhat, xhat, rstd, dims):
 
 
 def _affine(y, weight, bias, shape):
+    """``y * weight + bias`` in place in ``y`` (a temporary of the caller's)."""
     if weight is not None:
-        y = y * _acc(weight._data).reshape(shape)
+        y *= _acc(weight._data).reshape(shape)
     if bias is not None:
-        y = y + _acc(bias._data).reshape(shape)
+        y += _acc(bias._data).reshape(shape)
     return y
 
 
@@ -140,29 +141,30 @@ def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
     if kind == "batch" or x.dtype not in _ARRAY_BACKWARD_DTYPES or grad.dtype != x.dtype:
         return None
     need_x, need_w, need_b = needs
-    xa, g = _acc(x), _acc(grad)
-    lead = tuple(range(x.ndim - len(axes)))
+    n = _count(x.shape, axes)          # the normalized dims are the trailing ones: rows of n
+    rows = _count(x.shape, range(x.ndim - len(axes)))
+    xa, g = _acc(x).reshape(rows, n), _acc(grad).reshape(rows, n)
+    mean = None if mean is None else mean.reshape(rows, 1)
+    rstd = rstd.reshape(rows, 1)
+    einsum = xp.einsum
     gx = gw = gb = None
     with quiet_errors():
         xhat = (xa - mean) * rstd if kind == "layer" else xa * rstd
         if need_w:
-            gw = g * xhat
-            if lead:
-                gw = gw.sum(axis=lead)
+            gw = einsum("ij,ij->j", g, xhat).reshape(x.shape[x.ndim - len(axes):])
         if need_b:
-            gb = g.sum(axis=lead) if lead else g
+            gb = g.sum(axis=0).reshape(x.shape[x.ndim - len(axes):])
         if need_x:
-            gxhat = g if weight is None else g * _acc(weight)
-            total = row_sum if len(axes) == 1 else _sum_keepdims
-            axis = axes[-1] if len(axes) == 1 else axes
-            n = _count(x.shape, axes)
-            dot = total(gxhat * xhat, axis) / n
+            gxhat = g if weight is None else g * _acc(weight).reshape(1, n)
+            dot = einsum("ij,ij->i", gxhat, xhat).reshape(rows, 1)
+            dot /= n
             if kind == "layer":
-                gx = gxhat - total(gxhat, axis) / n
+                gx = gxhat - row_sum(gxhat, 1) / n
                 gx -= xhat * dot
             else:
                 gx = gxhat - xhat * dot
             gx *= rstd
+            gx = gx.reshape(x.shape)
     return gx, gw, gb
 
 
@@ -279,13 +281,20 @@ class NativeLayerNormBackward0(Node):
         x = _acc(input._data)
         axes = tuple(range(x.ndim - ndims, x.ndim))
         n = _count(x.shape, axes)
-        mean, centered, sq_sum = _centered_moments(x, axes)
-        rstd = _rstd(xp, sq_sum / n, eps)
-        y = _affine(centered * rstd, weight, bias, x.shape[x.ndim - ndims:])
+        rows = _count(x.shape, range(x.ndim - ndims))
+        x2 = x.reshape(rows, n)            # one row per normalized slice
+        with quiet_errors():
+            mean = row_sum(x2, 1) / n
+            y = x2 - mean
+            rstd = _rstd(xp, xp.einsum("ij,ij->i", y, y).reshape(rows, 1) / n, eps)
+        y *= rstd
+        y = _affine(y, weight, bias, (n,))
         ctx.eps, ctx.axes = eps, axes
         _record_affine(ctx, input, weight, bias)
-        ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
-        return y.astype(input._data.dtype, copy=False)
+        stats_shape = x.shape[:x.ndim - ndims] + (1,) * ndims
+        ctx.save_for_backward(input, weight, _wrap(mean.reshape(stats_shape), input),
+                              _wrap(rstd.reshape(stats_shape), input))
+        return y.reshape(x.shape).astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
         x, weight, mean, rstd = ctx.saved_values
