@@ -28,6 +28,7 @@ Rules (PyTorch's), with the errors gputorch gives:
   masks are those eager runs would draw in the same sequence.
 """
 import gc
+import weakref
 
 import numpy as np
 
@@ -91,7 +92,10 @@ class _GraphRNG:
     nothing: at its end the generator goes back to ``base``, and the graph remembers how far
     one replay moves it (``increment``)."""
 
-    _by_device = {}
+    # One per device while some graph holds it (graphs keep theirs in ``CUDAGraph._rng``): graphs
+    # captured one after another (make_graphed_callables' forward and backward) share it, and no
+    # device memory outlives the last of them.
+    _by_device = weakref.WeakValueDictionary()
 
     def __init__(self, cp, generator):
         self.generator = generator
@@ -252,6 +256,7 @@ class CUDAGraph:
         be used afterwards)."""
         self._graph = None
         self._pool = None
+        self._rng = None
         self._increment = 0
 
     def pool(self):
