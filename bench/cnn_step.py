@@ -22,13 +22,12 @@ import gc
 import os
 import statistics
 import sys
-import time
 
 
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import _usable, framework_sync, frameworks, run_alone  # noqa: E402
+from timing import _usable, framework_sync, frameworks, now, run_alone  # noqa: E402
 
 TITLE = "CNN training step, batch 64, float32 (microseconds per step, median of repeats)"
 
@@ -117,11 +116,11 @@ def _calibrate(fn, sync, sample_s):
     sync()
     number = 1
     while True:
-        start = time.perf_counter()
+        start = now()
         for _ in range(number):
             fn()
         sync()
-        elapsed = time.perf_counter() - start
+        elapsed = now() - start
         if elapsed >= sample_s or number >= 100_000:
             return number
         number = max(number * 2, int(number * sample_s / max(elapsed, 1e-9) * 1.1))
@@ -135,11 +134,11 @@ def measure_interleaved(steps, syncs, sample_s, repeat):
     for _ in range(repeat):
         for name, fn in steps.items():
             gc.collect()
-            start = time.perf_counter()
+            start = now()
             for _ in range(numbers[name]):
                 fn()
             syncs[name]()
-            samples[name].append((time.perf_counter() - start) / numbers[name] * 1e6)
+            samples[name].append((now() - start) / numbers[name] * 1e6)
     return {name: {"median_us": statistics.median(v), "best_us": min(v), "number": numbers[name],
                    "repeat": repeat, "samples_us": v} for name, v in samples.items()}
 

@@ -15,12 +15,11 @@ import gc
 import os
 import statistics
 import sys
-import time
 
 if __package__ in (None, ""):  # run as a script: benchmark this checkout, import timing.py beside us
     sys.path[:0] = [os.path.dirname(os.path.dirname(os.path.abspath(__file__))), os.path.dirname(__file__)]
 
-from timing import framework_sync, run_alone  # noqa: E402
+from timing import framework_sync, now, run_alone  # noqa: E402
 
 TITLE = "Memory profiler overhead (microseconds per training step, gputorch, profiler off vs on)"
 
@@ -94,11 +93,11 @@ def _calibrate(fn, sync, sample_s):
     sync()
     number = 1
     while True:
-        start = time.perf_counter()
+        start = now()
         for _ in range(number):
             fn()
         sync()
-        elapsed = time.perf_counter() - start
+        elapsed = now() - start
         if elapsed >= sample_s or number >= 100_000:
             return number
         number = max(number * 2, int(number * sample_s / max(elapsed, 1e-9) * 1.1))
@@ -106,11 +105,11 @@ def _calibrate(fn, sync, sample_s):
 
 def _sample(fn, sync, number):
     gc.collect()
-    start = time.perf_counter()
+    start = now()
     for _ in range(number):
         fn()
     sync()
-    return (time.perf_counter() - start) / number * 1e6
+    return (now() - start) / number * 1e6
 
 
 def run(device="cpu", quick=False):

@@ -24,7 +24,7 @@ sys.path[:0] = [REPO, BENCH_DIR]
 BENCHMARKS = ["autograd_overhead", "training_step", "cnn_step", "gpt_step", "dataloader", "kernels", "memory_profiler",
               "distributed", "cuda_graphs"]
 
-from timing import THREAD_VARIABLES, limit_threads  # noqa: E402
+from timing import THREAD_VARIABLES, add_clock_option, limit_threads, use_clock  # noqa: E402
 
 
 def environment(device):
@@ -62,8 +62,10 @@ def main(argv=None):
                         help="folder for latest.md and latest.json (default: bench/results)")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
+    add_clock_option(parser)
     args = parser.parse_args(argv)
     limit_threads(args.threads)
+    use_clock(args.clock)
 
     env = environment(args.device)
     sections, results = [], {}
@@ -79,6 +81,7 @@ def main(argv=None):
               f"{' (threads: %d)' % env['torch_threads'] if env.get('torch_threads') else ''}, "
               f"OPENBLAS_NUM_THREADS={env['threads']['OPENBLAS_NUM_THREADS']}, "
               f"{env['cpu_count']} CPUs ({env['processor']}), OPENBLAS_CORETYPE={env['OPENBLAS_CORETYPE']}"
+              f"{', clock: CPU time of the process' if args.clock == 'cpu' else ''}"
               f"{', QUICK RUN: figures not meaningful' if args.quick else ''}\n")
     markdown = "\n".join([header] + sections)
     print(markdown)
@@ -87,7 +90,7 @@ def main(argv=None):
     with open(os.path.join(args.out, "latest.md"), "w") as f:
         f.write(markdown)
     with open(os.path.join(args.out, "latest.json"), "w") as f:
-        json.dump({"environment": env, "quick": args.quick, "benchmarks": results}, f, indent=2)
+        json.dump({"environment": env, "quick": args.quick, "clock": args.clock, "benchmarks": results}, f, indent=2)
     print(f"wrote {os.path.join(args.out, 'latest.md')} and latest.json")
 
 

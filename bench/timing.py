@@ -11,9 +11,31 @@ import statistics
 import sys
 import time
 
-__all__ = ["measure", "framework_sync", "limit_threads", "run_alone"]
+__all__ = ["measure", "framework_sync", "limit_threads", "run_alone", "use_clock", "clock_name", "now"]
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+# The clock samples are read from: wall time (the default), or this process's CPU time, which on a
+# shared machine leaves out the time other processes held the core (only meaningful for one-thread
+# CPU runs: with several threads it adds theirs up, and a GPU's work is not the process's).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+_clock = {"name": "wall", "read": time.perf_counter}
+
+
+def use_clock(name):
+    """Read samples from the ``"wall"`` or ``"cpu"`` clock from now on."""
+    if name not in CLOCKS:
+        raise ValueError(f"clock must be one of {sorted(CLOCKS)}, got {name!r}")
+    _clock["name"], _clock["read"] = name, CLOCKS[name]
+
+
+def clock_name():
+    return _clock["name"]
+
+
+def now():
+    """The current reading of the benchmarks' clock, in seconds."""
+    return _clock["read"]()
 
 
 def limit_threads(n):
@@ -33,11 +55,11 @@ def limit_threads(n):
 
 
 def _time_calls(fn, number, sync):
-    start = time.perf_counter()
+    start = now()
     for _ in range(number):
         fn()
     sync()
-    return time.perf_counter() - start
+    return now() - start
 
 
 def measure(fn, *, sample_s=0.05, repeat=7, warmup_s=0.05, sync=lambda: None):
@@ -160,7 +182,15 @@ def run_alone(title, run, format_table, argv=None):
     parser.add_argument("--quick", action="store_true", help="short samples: a smoke run, not figures")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads for NumPy's BLAS and torch (default 1; 0 = library defaults)")
+    add_clock_option(parser)
     args = parser.parse_args(argv)
     limit_threads(args.threads)
+    use_clock(args.clock)
     print(f"## {title}\n")
     print(format_table(run(device=args.device, quick=args.quick)))
+
+
+def add_clock_option(parser):
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="wall (default) or cpu: this process's CPU time, which leaves out what other "
+                             "processes took on a shared machine (one-thread CPU runs only)")
