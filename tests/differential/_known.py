@@ -291,6 +291,16 @@ KNOWN += [
      "(MKL in torch and OpenBLAS in gputorch return other garbage or fail to converge), and singular "
      "vectors of singular values 1e38 times smaller than the largest are rounding noise",
      _EDGE_INPUTS),
+    (r"^(F\.layer_norm|nn\.LayerNorm|layer_norm|native_layer_norm|F\.group_norm|nn\.GroupNorm|group_norm|"
+     r"native_group_norm)$", r"values differ at .*nan",
+     "torch numerics: torch's layer/group norm kernels form the variance from a sum of squares that "
+     "overflows for |x| > sqrt(max) (1e20 in float32, 1e155 in float64), NaN even over a constant row; "
+     "torch's own composite (x - mean) / sqrt(var + eps) gives 0 there, as gputorch's two-pass variance",
+     _EDGE_INPUTS),
+    (r"^(cross|linalg\.cross)$", r"values differ at .*(nan|inf)",
+     "torch numerics: torch's cross kernel fuses a*b - c*d into a multiply-add, so near overflow it keeps "
+     "an unrounded product (-inf where its own elementwise a[0]*b[1] - a[1]*b[0] and gputorch give NaN)",
+     _EDGE_INPUTS),
     (r"^(digamma_?|polygamma_?|lgamma_?)$", r"^grad of leaf \d: values differ",
      "digamma's gradient (trigamma) at its poles, including every float32 below -2**24 (all integers): "
      "torch evaluates pi**2 / sin(pi x)**2 in float32, overflowing pi*x to inf (NaN) beyond 1e38, "
