@@ -135,9 +135,6 @@ KNOWN = [
      "torch has no derivative of native_channel_shuffle; gputorch's (a permutation of channels) has one"),
     (r"^(polygamma_?|matrix_exp|mvlgamma_?)$", r"values differ at .*np\.float16",
      "float16: torch computes these in float16 (overflowing to inf/NaN); gputorch in float64, rounded once"),
-    (r"^(logdet|slogdet)$", r"(^grad of leaf \d: values differ|^backward: gputorch raised LinAlgError)",
-     "log-determinant at singular or negative-determinant matrices: torch returns a zero or pseudo-inverse "
-     "gradient, gputorch raises LinAlgError (singular) or differs where the value is NaN"),
     (r"^(matrix_exp|logdet|slogdet)$", r"^(out|input 0 after the call): values differ at .*float64\(",
      "matrix functions: torch's algorithm (Pade degree and scaling, LU) differs in the last digits"),
     (r"^polygamma_?$", r"values differ", "accuracy: torch's polygamma (n >= 1) is good to about 1e-9 and "

@@ -478,3 +478,26 @@ def test_matrix_exp_scales_each_matrix_of_a_batch_by_its_own_norm(device):
     x = gputorch.tensor(np.concatenate([small, small * 40]), dtype=gputorch.float64, device=device,
                         requires_grad=True)
     assert gputorch.autograd.gradcheck(gputorch.matrix_exp, (x,))
+
+
+def test_logdet_gradients_at_negative_and_zero_determinants(device):
+    # logdet is NaN where det < 0, with no gradient there (PyTorch's composite: a NaN constant); at a
+    # singular matrix log|det| is -inf and the gradient A^-T is solved through LU without refusing it:
+    # inf/NaN where the zero pivot is met, as PyTorch's (gputorch raised LinAlgError or gave A^-T).
+    a = gputorch.tensor([[[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 3.0]]],
+                        dtype=gputorch.float64, device=device, requires_grad=True)
+    out = a.logdet()
+    r = out.detach().cpu().numpy()
+    assert np.isnan(r[0]) and r[1] == -np.inf and abs(r[2] - np.log(6.0)) < 1e-15
+    out.sum().backward()
+    g = a.grad.cpu().numpy()
+    np.testing.assert_array_equal(g[0], np.zeros((2, 2)))
+    np.testing.assert_array_equal(g[1], [[np.inf, np.nan], [0.0, 1.0]])
+    np.testing.assert_allclose(g[2], [[0.5, 0.0], [0.0, 1 / 3]], rtol=1e-15)
+    # slogdet's log|det| keeps the gradient A^-T at a negative determinant; singular: inf/NaN, no error
+    b = gputorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    gputorch.linalg.slogdet(b)[1].backward()
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [[-2.0, 1.5], [1.0, -0.5]], rtol=1e-6)
+    c = gputorch.tensor([[7.83, 7.83], [7.83, 7.83]], device=device, requires_grad=True)
+    gputorch.linalg.slogdet(c)[1].backward()
+    np.testing.assert_array_equal(c.grad.cpu().numpy(), [[np.inf, -np.inf], [-np.inf, np.inf]])
