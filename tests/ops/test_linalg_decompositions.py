@@ -501,3 +501,20 @@ def test_logdet_gradients_at_negative_and_zero_determinants(device):
     c = gputorch.tensor([[7.83, 7.83], [7.83, 7.83]], device=device, requires_grad=True)
     gputorch.linalg.slogdet(c)[1].backward()
     np.testing.assert_array_equal(c.grad.cpu().numpy(), [[np.inf, -np.inf], [-np.inf, np.inf]])
+
+
+def test_det_of_half_precision_computes_only_what_has_nothing_to_factor(device):
+    # PyTorch's det skips its dtype check when there is nothing to factor (0x0 matrices have det 1, an
+    # empty batch gives an empty result) and refuses half precision otherwise with NotImplementedError
+    # (its LU kernel has none); gputorch refused both with RuntimeError.
+    a = gputorch.zeros((2, 1, 0, 0), dtype=gputorch.float16, device=device, requires_grad=True)
+    out = a.det()
+    assert out.dtype == gputorch.float16 and tuple(out.shape) == (2, 1) and out.requires_grad
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), [[1.0], [1.0]])
+    out.sum().backward()
+    assert a.grad.dtype == gputorch.float16 and tuple(a.grad.shape) == (2, 1, 0, 0)
+    assert tuple(gputorch.linalg.det(gputorch.zeros((0, 3, 3), dtype=gputorch.float16, device=device)).shape) == (0,)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        gputorch.linalg.det(gputorch.ones((2, 2), dtype=gputorch.float16, device=device))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor"):
+        gputorch.linalg.det(gputorch.zeros((2, 0, 0), dtype=gputorch.int64, device=device))
