@@ -10,7 +10,7 @@ from ._common import quiet_errors, xp_of
 from ._linalg_common import SCALAR_NAME, mH, mT, write_out
 from .decompositions import _check_matrix, eigvalsh, svd_arrays, svdvals
 from ..return_types import linalg_lstsq, linalg_slogdet
-from .matrix_inverse import _check_square, inv
+from .matrix_inverse import _check_square
 from .registry import tensor_method
 from ..amp.autocast_mode import autocast_function
 
