@@ -66,5 +66,5 @@ def test_harness_agrees_torch_with_itself(diff_seed):
             second = execute(case, torch, "cpu", index)
             found = compare(first, second)
             if found and not _known.torch_nondeterministic(name, found, " ".join([case.body] + case.leaves)):
-                problems.append(f"{name} case {index}: {found[0]}\n  {case.repro('cpu')}")
+                problems.append(f"{name} case {index}: {'; '.join(found)}\n  {case.repro('cpu')}")
     assert not problems, "\n".join(problems[:20])
