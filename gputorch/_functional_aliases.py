@@ -28,6 +28,7 @@ from .ops.creation import arange, tensor, zeros
 from .ops.shape import stack
 from ._tensor import Tensor
 from .nn import functional as F
+from .nn.functional.normalization import batch_norm_unchecked
 from .nn.functional import recurrent as _recurrent
 from .nn.functional import sparse as _sparse
 from .nn.functional.dropout import _dropout_impl
@@ -257,7 +258,7 @@ def _bag_bookkeeping(weight, indices, offsets, mode, include_last_offset, paddin
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """``F.batch_norm`` with ATen's argument order (``cudnn_enabled`` has no effect here)."""
-    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    return batch_norm_unchecked(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 # --------------------------------------------------------------------------------- losses

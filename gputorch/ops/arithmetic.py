@@ -253,6 +253,12 @@ def _integer_power(xp, x, y):
     return xp.where(negative, small, power).astype(power.dtype, copy=False)
 
 
+# Floating and complex powers that PyTorch's CPU kernel (and NumPy's ``**``) compute by a dedicated
+# function, on every device: CuPy's power computes complex ones as exp(y log x), which loses the small
+# part of a huge operand (pow(-1e300 - 0.04j, 0.5) gave a real part 6e133 instead of 2e-152).
+_POWER_BY_NAME = {0.5: "sqrt", 2: "square", -1: "reciprocal"}
+
+
 class PowBackward0(Node):
     """tensor ** scalar"""
 
@@ -265,6 +271,8 @@ class PowBackward0(Node):
         if dt._category == 0:   # bool ** bool: true unless a false base meets a true exponent
             return xp_of(a).logical_or(x, not exponent)
         with quiet_errors():
+            if dt._category >= 2 and exponent in _POWER_BY_NAME:
+                return getattr(xp_of(a), _POWER_BY_NAME[exponent])(x)
             return x ** e
 
     def backward(ctx, grad):

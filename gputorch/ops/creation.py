@@ -569,6 +569,11 @@ def _not_implemented(op, dt):
     return NotImplementedError(f'"{op}" not implemented for \'{_LEGACY_NAMES[dt]}\'')
 
 
+def _check_step_sign(start, end, step):
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     """Values ``start, start + step, ...`` below ``end`` (``arange(end)`` starts at 0).
@@ -591,6 +596,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    _check_step_sign(start, end, step)   # on the given bounds, before an integer dtype truncates them
     if dt.is_floating_point:
         first, delta = float(start), float(step)
     else:   # integer results count from the truncated start by the truncated step
@@ -599,8 +605,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
             if delta == 0:          # a fractional step that truncates to 0 (PyTorch: ValueError here)
                 raise ValueError("step must be nonzero")
             start, end, step = first, int(end), delta
-    if (step > 0 and end < start) or (step < 0 and end > start):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    _check_step_sign(start, end, step)
     if all(isinstance(v, int) for v in (start, end, step)):
         length = max(0, -((start - end) // step))
     else:

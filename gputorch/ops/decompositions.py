@@ -45,21 +45,25 @@ def _is_zero(t):
 _PHASE_DEPENDENT_EIGH = ("linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
                          "multiplication by e^{i phi}. The specified loss function depends on this quantity, so "
                          "it is ill-defined.")
+_EIGH_PHASE_ATOL = 1e-2   # PyTorch's eigh backward accepts phase terms up to 0.01 (absolute), then refuses
 _PHASE_DEPENDENT_SVD = ("svd_backward: The singular vectors in the complex case are specified up to multiplication "
                         "by e^{i phi}. The specified loss function depends on this phase term, making it "
                         "ill-defined.")
 
 
-def _require_phase_free(phases, message):
+def _require_phase_free(phases, message, atol=None):
     """Complex singular or eigen vectors are fixed only up to a phase ``e^{i phi}`` each: a loss
     whose gradient turns them along it (``phases``, the imaginary diagonal of ``V^H gV`` or its
-    equivalent, not ~0) is ill-defined, and PyTorch refuses it with ``message``."""
+    equivalent, not ~0) is ill-defined, and PyTorch refuses it with ``message``. ``atol``: an
+    absolute bound on the phases (eigh's, as PyTorch: 1e-2 in every precision); else ~0 relative
+    to the largest phase."""
     if phases is None:
         return
     size = abs(phases._data)
-    finite = size[size == size]
-    scale = max(1.0, float(finite.max())) if finite.size else 1.0
-    if not bool((size <= 1e-6 * scale).all()):      # a NaN phase counts as one, as in PyTorch
+    if atol is None:
+        finite = size[size == size]
+        atol = 1e-6 * (max(1.0, float(finite.max())) if finite.size else 1.0)
+    if not bool((size <= atol).all()):      # a NaN phase counts as one, as in PyTorch
         raise RuntimeError(message)
 
 
@@ -290,7 +294,7 @@ class LinalgEighBackward0(MultiOutputNode):
         if gv is not None and not _is_zero(gv):
             vg = mH(v) @ gv
             if vg._dtype.is_complex:
-                _require_phase_free(vg.diagonal(0, -2, -1).imag, _PHASE_DEPENDENT_EIGH)
+                _require_phase_free(vg.diagonal(0, -2, -1).imag, _PHASE_DEPENDENT_EIGH, atol=_EIGH_PHASE_ATOL)
             e = w.unsqueeze(-2) - w.unsqueeze(-1)
             off = (vg - mH(vg)) * 0.5 / (e + e.diagonal(0, -2, -1).add(1).diag_embed())
             inner = inner + off - off.diagonal(0, -2, -1).diag_embed()

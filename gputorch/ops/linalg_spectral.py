@@ -10,7 +10,7 @@ from ._common import quiet_errors, xp_of
 from ._linalg_common import SCALAR_NAME, mH, mT, write_out
 from .decompositions import _check_matrix, eigvalsh, svd_arrays, svdvals
 from ..return_types import linalg_lstsq, linalg_slogdet
-from .matrix_inverse import _check_square, inv
+from .matrix_inverse import _check_square
 from .registry import tensor_method
 from ..amp.autocast_mode import autocast_function
 
@@ -212,7 +212,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
 # ---------------------------------------------------------------- log-determinants
 class LinalgSlogdetBackward0(Node):
-    """``(sign, log|det A|)``; the sign is piecewise constant, so ``gA = g_logabsdet * A^-T``."""
+    """``(sign, log|det A|)``; the sign is piecewise constant, so ``gA = g_logabsdet * A^-T``.
+
+    ``A^-T`` is solved through an LU factorization that does not refuse singular matrices (as
+    PyTorch's): a zero pivot gives inf/NaN gradients where ``log|det A|`` is -inf, not an error."""
 
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -222,7 +225,17 @@ class LinalgSlogdetBackward0(Node):
     def backward(ctx, gsign, glogabs):
         (a,) = ctx.saved_values
         g = glogabs.reshape(glogabs._data.shape + (1, 1))
-        return g * mT(inv(a))
+        return g * _inverse_transpose(a)
+
+
+def _inverse_transpose(a):
+    """``A^-T`` by LU with partial pivoting, completed even at a zero pivot (inf/NaN entries then)."""
+    from .creation import eye
+    from .linalg_lu import lu_factor_ex, lu_solve
+    n = a.shape[-1]
+    LU, pivots, _ = lu_factor_ex(mT(a))   # noqa: N806 - the factorization's usual name
+    with quiet_errors():
+        return lu_solve(LU, pivots, eye(n, dtype=a.dtype, device=a.device).expand(a.shape))
 
 
 def slogdet(A, *, out=None):
@@ -245,5 +258,8 @@ def logdet(input):
     if isinstance(input, Tensor) and input._dtype._category == 2:
         _check_square("logdet", input)
     sign, logabs = slogdet(input)
-    return logabs + sign.detach().log()
+    # PyTorch's composite: NaN where the determinant is negative, with no gradient there (a NaN constant)
+    from .comparison import where
+    sign = sign.detach()
+    return where(sign < 0, math.nan, logabs + sign.log())
 

@@ -20,6 +20,11 @@ class LinAlgError(RuntimeError):
 
 
 def _check_square(name, t):
+    _check_square_shape(name, t)
+    _check_float(name, t)
+
+
+def _check_square_shape(name, t):
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}(): argument 'A' must be Tensor, not {type(t).__name__}")
     shape = t._data.shape
@@ -28,7 +33,6 @@ def _check_square(name, t):
     if shape[-1] != shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {shape[-2]} by "
                            f"{shape[-1]} matrices")
-    _check_float(name, t)
 
 
 def _check_float(name, t):
@@ -135,7 +139,13 @@ def inv(A, *, out=None):
 
 def det(A, *, out=None):
     """Determinant of a square matrix (or of each matrix in a batch)."""
-    _check_square("linalg.det", A)
+    _check_square_shape("linalg.det", A)
+    if A._dtype._category == 2 and A._dtype.itemsize < 4:
+        if A._data.size:     # PyTorch's LU kernel has no half-precision version
+            raise NotImplementedError(f'"lu_cpu" not implemented for \'{SCALAR_NAME[A._dtype]}\'')
+        # nothing to factor (0x0 matrices: det 1, or no matrices): PyTorch skips its dtype check
+        return write_out(det(A.float()).to(A._dtype), out)
+    _check_float("linalg.det", A)
     return write_out(apply(LinalgDetBackward0, A), out)
 
 

@@ -557,12 +557,12 @@ class LinalgVectorNormBackward0(Node):
                 return g * a / (out + const(zero, out)) * const(~zero, out)
             return g * a / out
         if p == math.inf or p == -math.inf:
-            # Split evenly between the entries that attain the norm (PyTorch's rule for ties).
+            # Split evenly between the entries that attain the norm (PyTorch's rule for ties); a NaN
+            # norm is attained by none, and then the gradient is 0, as PyTorch's (not 0/0).
             x = a._data
-            absx = xp_of(a).abs(x)
-            hit = absx == out._data
-            with quiet_errors():
-                share = hit / hit.sum(axis=dims, keepdims=True)
+            xp = xp_of(a)
+            hit = xp.abs(x) == out._data
+            share = hit / xp.maximum(hit.sum(axis=dims, keepdims=True), 1)
             return g * a.sign() * const(share.astype(x.dtype), a)
         xzero = a._data == 0
         scaled = a.sign() * (a.abs() + const(xzero, a)) ** (p - 1)

@@ -467,6 +467,8 @@ def sparse_mm(sparse, dense, masked=False):
     if sparse.shape[1] != dense.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sparse.shape[0]}x{sparse.shape[1]} and "
                            f"{dense.shape[0]}x{dense.shape[1]})")
+    if sparse._dtype is not dense._dtype and sparse._nnz() == 0:
+        sparse = sparse.to(dense._dtype)    # nothing stored: PyTorch skips its check, the result has dense's dtype
     if sparse._dtype is not dense._dtype:
         raise RuntimeError(f"expected mat1 and mat2 to have the same dtype, but got: {sparse._dtype} != "
                            f"{dense._dtype}")

@@ -24,6 +24,11 @@ def _torch_internal_error(outcome):
     return any(exc is not None and "INTERNAL ASSERT FAILED" in str(exc)
                for exc in (outcome.error, outcome.backward_error))
 
+def _source(case):
+    """The case's body and leaves as text, for ``_known``'s case patterns."""
+    return " ".join([case.body] + list(case.leaves))
+
+
 _SHOWN_PER_GROUP = 50
 
 
@@ -45,15 +50,15 @@ def run_cases(group, cases, torch, gputorch, device, seed):
         if problems:
             with_grad = any(p.startswith(("backward", "grad of")) for p in problems)
             found = (case, problems, case.repro(device, with_grad, ref.tensor_output))
-            (known if known_reason(group, problems, device) else failures).append(found)
+            (known if known_reason(group, problems, device, _source(case)) else failures).append(found)
     entry = TALLY[f"{group}[{device}]"]
     entry["cases"] += len(cases) - torch_bugs
     entry["torch_bugs"] += torch_bugs
     entry["disagree"] += len(failures)
     entry["known"] += len(known)
     entry["problems"] += [{"index": c.index, "problems": p, "repro": r} for c, p, r in failures]
-    entry["known_problems"] += [{"index": c.index, "problems": p, "repro": r, "reason": known_reason(group, p, device)}
-                                for c, p, r in known]
+    entry["known_problems"] += [{"index": c.index, "problems": p, "repro": r,
+                                 "reason": known_reason(group, p, device, _source(c))} for c, p, r in known]
     return failures
 
 

@@ -431,3 +431,15 @@ def test_rrelu_training_draws_slopes(device):
     assert_close(nn.RReLU()(positive), positive, 0, 0)
     y = x.detach().clone()
     assert F.rrelu_(y, training=True) is y
+
+
+def test_hardshrink_passes_the_gradient_of_nan(device):
+    # NaN is kept by the forward (not inside [-lambd, lambd]), so its gradient passes as PyTorch's does;
+    # the backward used to test |x| > lambd, false for NaN (differential seed 2).
+    x = gputorch.tensor([-0.91, math.nan, -0.55, 0.56], device=device, requires_grad=True)
+    out = F.hardshrink(x, lambd=1.0)
+    (out * gputorch.tensor([1.0, -0.33, 2.0, 3.0], device=device)).sum().backward()
+    assert_close(x.grad, np.array([0.0, -0.33, 0.0, 0.0], np.float32))
+    y = gputorch.tensor([math.nan, 2.0], device=device, requires_grad=True)
+    y.hardshrink(0.5).sum().backward()
+    assert_close(y.grad, np.array([1.0, 1.0], np.float32))

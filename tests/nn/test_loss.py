@@ -973,3 +973,16 @@ def test_margin_losses_empty_batch_mean_is_zero_and_ctc_without_frames(device):
         expected = torch.nn.functional.ctc_loss(torch.tensor(lp), torch.tensor(targets), [0, 3], lengths,
                                                 reduction="none")
         assert_close(out, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_hinge_embedding_loss_of_integers_keeps_their_dtype(device):
+    # PyTorch computes in the input's integer dtype, with the margin cast to it (1.5 -> 1); the result
+    # was float32 (differential seed 2).
+    x = gputorch.tensor([[9], [3], [-3]], device=device).expand(3, 3)
+    t = gputorch.tensor([[1, -1, 3], [1, 1, -1], [0, 2, -1]], device=device)
+    for margin in (1.0, 1.5):
+        out = F.hinge_embedding_loss(x, t, margin=margin, reduction="none")
+        assert out.dtype == gputorch.int64
+        np.testing.assert_array_equal(out.cpu().numpy(), [[9, 0, 9], [3, 3, 0], [1, 1, 4]])
+    assert F.hinge_embedding_loss(x, t.abs().to(gputorch.uint8), reduction="none").dtype == gputorch.int64
+    assert F.hinge_embedding_loss(x.float(), t, reduction="none").dtype == gputorch.float32

@@ -595,3 +595,32 @@ def test_batch_norm_eval_gradients_do_not_depend_on_layout(device):
     np.testing.assert_allclose(grads[0][0], w.sum((0, 2, 3, 4)), rtol=1e-5)
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_aten_batch_norm_takes_one_value_per_channel_in_training(device):
+    # torch.batch_norm (ATen's argument order) has no check of the batch size: the variance of one value
+    # is 0, so the output is the bias; F.batch_norm refuses it (differential seeds 1 and 2).
+    x = gputorch.tensor([[0.38], [0.0]], device=device)[:1]
+    w = gputorch.tensor([-3.74], device=device, requires_grad=True)
+    b = gputorch.tensor([0.5], device=device, requires_grad=True)
+    out = gputorch.batch_norm(x, w, b, None, None, True, 0.5, 0.1, False)
+    assert_close(out, np.array([[0.5]], np.float32))
+    out.sum().backward()
+    assert_close(b.grad, np.array([1.0], np.float32))
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        F.batch_norm(x, None, None, w, b, training=True)
+
+
+def test_batch_norm_backward_with_a_strided_weight(device):
+    # The input gradient in eval mode is g * w / sqrt(var + eps) with the weight's own elements, w[::2]
+    # here (torch's CPU kernel reads a strided weight as contiguous: a torch bug, in _known.py).
+    x = gputorch.tensor([[[[-0.38]], [[-1.74]], [[-0.1]]]], dtype=gputorch.float64, device=device,
+                        requires_grad=True)
+    full = gputorch.tensor([-0.16, -0.65, 0.91, -0.81, -0.44, -0.27], dtype=gputorch.float64, device=device)
+    var = np.array([1.32, 1.23, 1.53])
+    out = gputorch.batch_norm(x, full[::2], None, gputorch.zeros(3, dtype=gputorch.float64, device=device),
+                              gputorch.tensor(var, device=device), False, 0.5, 0.1, False)
+    g = np.array([0.3, -1.2, 0.7])
+    (out * gputorch.tensor(g.reshape(1, 3, 1, 1), device=device)).sum().backward()
+    expected = g * np.array([-0.16, 0.91, -0.44]) / np.sqrt(var + 0.1)
+    assert_close(x.grad.reshape(3), expected, rtol=1e-12, atol=1e-12)

@@ -148,3 +148,19 @@ def test_out_argument(device):
     r = gputorch.add(gputorch.ones(3, device=device), 2, out=out)
     assert r is out
     assert_close(out, np.full(3, 3.0, dtype=np.float32))
+
+
+def test_complex_power_by_half_two_and_minus_one_on_every_device(device):
+    # pow(z, 0.5) is sqrt(z), z**2 is z*z and z**-1 is 1/z on every device, as PyTorch computes them: CuPy's
+    # complex power, exp(y log z), lost the small part of a huge operand (real part 6e133 instead of
+    # 2e-152 on the simulated GPU; differential seed 1).
+    z = gputorch.tensor([complex(-1e300, -0.04), 4 + 0j, -4 + 0j], dtype=gputorch.complex128, device=device)
+    r = z.pow(0.5).cpu().numpy()
+    assert abs(r[0].real - 2e-152) < 1e-160 and r[0].imag == -1e150
+    np.testing.assert_array_equal(r[1:], [2 + 0j, 2j])
+    np.testing.assert_array_equal((z ** -1).cpu().numpy()[1:], [0.25, -0.25])
+    np.testing.assert_array_equal((z[1:] ** 2).cpu().numpy(), [16, 16])
+    # real dtypes: sqrt's -0.0 and NaN at -inf, as in PyTorch
+    x = gputorch.tensor([-0.0, -float("inf"), 4.0], device=device) ** 0.5
+    assert np.signbit(x.cpu().numpy()[0]) and x.cpu().numpy()[2] == 2.0
+    assert np.isnan(x.cpu().numpy()[1])

@@ -456,3 +456,14 @@ def test_default_device_context(device):
                   gputorch.linspace(0, 1, 3), gputorch.full((1,), 2.0)):
             assert t.device.type == device
     assert gputorch.zeros(1).device.type == "cpu"
+
+
+def test_arange_checks_the_step_sign_before_an_integer_dtype_truncates_it(device):
+    # A fractional step of the wrong sign is refused for its sign (RuntimeError), as in PyTorch, even
+    # where int64 truncates it to 0; a fractional step of the right sign that truncates to 0 stays a
+    # ValueError. (Differential seed 2: arange(-3, 5, -0.5, dtype=int64).)
+    for args in [(-3, 5, -0.5), (5, -3, 0.5), (0.5, 0.2, 0.5)]:
+        with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+            gputorch.arange(*args, dtype=gputorch.int64, device=device)
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        gputorch.arange(3, 5, 0.5, dtype=gputorch.int64, device=device)

@@ -2,6 +2,7 @@
 gradient of scatter_reduce's "prod" they share: values, gradients and errors against PyTorch."""
 import warnings
 
+import numpy as np
 import pytest
 
 import gputorch
@@ -74,3 +75,22 @@ def test_index_reduce_errors(device):
         warnings.simplefilter("always")
         x.index_reduce(0, i, s, "amax")
     assert "index_reduce() is in beta" in str(caught[0].message)
+
+
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+def test_amax_amin_at_a_nan_result_give_nan_gradients(device, reduce):
+    # No element equals a NaN result: PyTorch's share of the gradient is 0/0, NaN for self and source
+    # (as amax's own backward gives); gputorch gave 0 (differential seed 1).
+    nan = float("nan")
+    a = gputorch.tensor([[0.31, -0.41, 0.47], [0.28, -0.12, 0.09]], device=device, requires_grad=True)
+    s = gputorch.tensor([[nan]], device=device, requires_grad=True)
+    out = gputorch.index_reduce(a, 1, gputorch.tensor([1], device=device), s.expand(2, 1), reduce)
+    out.sum().backward()
+    np.testing.assert_array_equal(np.isnan(a.grad.cpu().numpy()), [[False, True, False], [False, True, False]])
+    assert_close(a.grad.cpu().nan_to_num(0.0), np.array([[1.0, 0, 1], [1, 0, 1]], np.float32))
+    assert np.isnan(s.grad.cpu().numpy()).all()
+    # A finite result keeps the tie-sharing gradient.
+    b = gputorch.tensor([1.0, 2.0], device=device, requires_grad=True)
+    src = gputorch.tensor([2.0], device=device, requires_grad=True)
+    b.scatter_reduce(0, gputorch.tensor([1], device=device), src, reduce).sum().backward()
+    assert_close(src.grad, np.array([0.5], np.float32))   # a tie with self: half each

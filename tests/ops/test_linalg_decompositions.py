@@ -478,3 +478,43 @@ def test_matrix_exp_scales_each_matrix_of_a_batch_by_its_own_norm(device):
     x = gputorch.tensor(np.concatenate([small, small * 40]), dtype=gputorch.float64, device=device,
                         requires_grad=True)
     assert gputorch.autograd.gradcheck(gputorch.matrix_exp, (x,))
+
+
+def test_logdet_gradients_at_negative_and_zero_determinants(device):
+    # logdet is NaN where det < 0, with no gradient there (PyTorch's composite: a NaN constant); at a
+    # singular matrix log|det| is -inf and the gradient A^-T is solved through LU without refusing it:
+    # inf/NaN where the zero pivot is met, as PyTorch's (gputorch raised LinAlgError or gave A^-T).
+    a = gputorch.tensor([[[1.0, 2.0], [3.0, 4.0]], [[0.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 3.0]]],
+                        dtype=gputorch.float64, device=device, requires_grad=True)
+    out = a.logdet()
+    r = out.detach().cpu().numpy()
+    assert np.isnan(r[0]) and r[1] == -np.inf and abs(r[2] - np.log(6.0)) < 1e-15
+    out.sum().backward()
+    g = a.grad.cpu().numpy()
+    np.testing.assert_array_equal(g[0], np.zeros((2, 2)))
+    np.testing.assert_array_equal(g[1], [[np.inf, np.nan], [0.0, 1.0]])
+    np.testing.assert_allclose(g[2], [[0.5, 0.0], [0.0, 1 / 3]], rtol=1e-15)
+    # slogdet's log|det| keeps the gradient A^-T at a negative determinant; singular: inf/NaN, no error
+    b = gputorch.tensor([[1.0, 2.0], [3.0, 4.0]], device=device, requires_grad=True)
+    gputorch.linalg.slogdet(b)[1].backward()
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [[-2.0, 1.5], [1.0, -0.5]], rtol=1e-6)
+    c = gputorch.tensor([[7.83, 7.83], [7.83, 7.83]], device=device, requires_grad=True)
+    gputorch.linalg.slogdet(c)[1].backward()
+    np.testing.assert_array_equal(c.grad.cpu().numpy(), [[np.inf, -np.inf], [-np.inf, np.inf]])
+
+
+def test_det_of_half_precision_computes_only_what_has_nothing_to_factor(device):
+    # PyTorch's det skips its dtype check when there is nothing to factor (0x0 matrices have det 1, an
+    # empty batch gives an empty result) and refuses half precision otherwise with NotImplementedError
+    # (its LU kernel has none); gputorch refused both with RuntimeError.
+    a = gputorch.zeros((2, 1, 0, 0), dtype=gputorch.float16, device=device, requires_grad=True)
+    out = a.det()
+    assert out.dtype == gputorch.float16 and tuple(out.shape) == (2, 1) and out.requires_grad
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), [[1.0], [1.0]])
+    out.sum().backward()
+    assert a.grad.dtype == gputorch.float16 and tuple(a.grad.shape) == (2, 1, 0, 0)
+    assert tuple(gputorch.linalg.det(gputorch.zeros((0, 3, 3), dtype=gputorch.float16, device=device)).shape) == (0,)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Half'"):
+        gputorch.linalg.det(gputorch.ones((2, 2), dtype=gputorch.float16, device=device))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor"):
+        gputorch.linalg.det(gputorch.zeros((2, 0, 0), dtype=gputorch.int64, device=device))

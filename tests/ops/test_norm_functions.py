@@ -118,3 +118,22 @@ def test_resize_dim_order_and_const_data_ptr():
     assert x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
     assert gputorch.zeros(2, 3, 4).permute(2, 0, 1).dim_order() == torch.zeros(2, 3, 4).permute(2, 0, 1).dim_order()
     assert x.const_data_ptr() == x.data_ptr()
+
+
+def test_inf_norm_gradients_are_zero_where_the_norm_is_nan(device):
+    # dist and vector_norm with p = +-inf: the gradient goes to the entries attaining the norm, shared on
+    # ties; a NaN norm is attained by none and PyTorch's gradient is then 0 (gputorch's was 0/0 = NaN; an
+    # issue-14 leftover).
+    nan, inf = float("nan"), float("inf")
+    for p in (inf, -inf):
+        x = gputorch.tensor([nan, 3.0, -3.0], device=device, requires_grad=True)
+        y = gputorch.zeros(3, device=device, requires_grad=True)
+        gputorch.dist(x, y, p).backward()
+        np.testing.assert_array_equal(x.grad.cpu().numpy(), [0.0, 0.0, 0.0])
+        np.testing.assert_array_equal(y.grad.cpu().numpy(), [0.0, 0.0, 0.0])
+        z = gputorch.tensor([1.0, 1.0, -1.0], device=device, requires_grad=True)
+        gputorch.linalg.vector_norm(z, p).backward()
+        np.testing.assert_allclose(z.grad.cpu().numpy(), [1 / 3, 1 / 3, -1 / 3], rtol=1e-6)
+    rows = gputorch.tensor([[nan, 1.0], [2.0, -3.0]], device=device, requires_grad=True)
+    gputorch.linalg.vector_norm(rows, inf, dim=1).sum().backward()
+    np.testing.assert_array_equal(rows.grad.cpu().numpy(), [[0.0, 0.0], [0.0, -1.0]])

@@ -541,3 +541,14 @@ def test_out_for_binary_and_clamp(device):
         out = gputorch.empty(2, device=device)
         assert fn(out) is out
         assert_close(out, np.array(expected, dtype=np.float32))
+
+
+def test_acosh_gradient_at_minus_one_is_plus_inf(device):
+    # 1 / sqrt(a*a - 1), PyTorch's formula: +inf at a = -1 as at a = 1 (the product (a-1)(a+1) is -0 there,
+    # which gave -inf); NaN inside (-1, 1) (an issue-14 leftover).
+    for dtype in (gputorch.float16, gputorch.float32, gputorch.float64):
+        x = gputorch.tensor([-1.0, 1.0, -0.5, -2.0], dtype=dtype, device=device, requires_grad=True)
+        x.acosh().sum().backward()
+        g = x.grad.cpu().double().numpy()
+        assert g[0] == np.inf and g[1] == np.inf and np.isnan(g[2])
+        assert abs(g[3] - 1 / np.sqrt(3.0)) < 1e-3

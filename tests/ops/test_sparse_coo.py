@@ -126,3 +126,18 @@ def test_pytorch_agrees():
     (T.sparse.mm(ours, T.tensor(d.numpy(), dtype=T.float64)) ** 2).sum().backward()
     (torch.sparse.mm(theirs, d.double()) ** 2).sum().backward()
     np.testing.assert_allclose(to_numpy(ours.grad.to_dense()), theirs.grad.to_dense().numpy())
+
+
+def test_sparse_mm_with_nothing_stored_takes_the_dense_dtype(device):
+    # With no stored values PyTorch skips the dtype check: the product has the dense operand's dtype (and
+    # gradients flow to it); with values stored, mixed dtypes are refused (an issue-14 leftover).
+    empty = T.sparse_coo_tensor(T.zeros((2, 0), dtype=T.int64), T.zeros(0), (3, 4)).to(device)
+    for dtype in (T.float64, T.float16, T.int64):
+        out = T.sparse.mm(empty, T.ones((4, 2), dtype=dtype, device=device))
+        assert out.dtype == dtype and tuple(out.shape) == (3, 2) and not out.cpu().numpy().any()
+    dense = T.ones((4, 2), dtype=T.float64, device=device, requires_grad=True)
+    T.sparse.mm(empty, dense).sum().backward()
+    assert dense.grad.dtype == T.float64 and not dense.grad.cpu().numpy().any()
+    stored = T.sparse_coo_tensor(T.tensor([[0], [1]]), T.tensor([2.0]), (3, 4)).to(device)
+    with pytest.raises(RuntimeError):
+        T.sparse.mm(stored, T.ones((4, 2), dtype=T.float64, device=device))

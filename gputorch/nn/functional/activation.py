@@ -371,7 +371,7 @@ class HardshrinkBackward0(Node):
 
     def backward(ctx, grad):
         (a,) = ctx.saved_values
-        return grad * ((a > ctx.lambd) | (a < -ctx.lambd))
+        return grad * ~((a >= -ctx.lambd) & (a <= ctx.lambd))   # NaN passes its gradient, as in PyTorch
 
 
 class GluBackward0(Node):

@@ -830,6 +830,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """``input`` where ``target`` is 1, ``max(0, margin - input)`` where it is -1 (other target
     values add both terms). Shapes: ``input`` and ``target`` broadcastable."""
     reduction = _reduction.resolve(size_average, reduce, reduction)
+    if input._dtype._category == 1:   # integer input: PyTorch casts the margin to its dtype (truncating)
+        margin = int(margin)
     zeros = zeros_like(input)
     margin_clamp = (margin - input).clamp_min(0)
     output_margin = where(target != 1, margin_clamp, zeros)

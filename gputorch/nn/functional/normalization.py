@@ -256,7 +256,17 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         input._wrap_dim(1)  # PyTorch's IndexError for 0-d/1-d input
     if training:
         _verify_batch_size(input.shape)
-    elif running_mean is None or running_var is None:
+    return batch_norm_unchecked(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def batch_norm_unchecked(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+                         eps=1e-5):
+    """:func:`batch_norm` without its check of one value per channel in training (``torch.batch_norm``,
+    the ATen function, has none: the variance of one value is 0 and the output is the bias)."""
+    _check_float("batch_norm", input)
+    if input._data.ndim < 2:
+        input._wrap_dim(1)
+    if not training and (running_mean is None or running_var is None):
         if running_mean is None:
             raise RuntimeError("running_mean must be defined in evaluation mode")
         raise RuntimeError("running_var must be defined in evaluation mode")

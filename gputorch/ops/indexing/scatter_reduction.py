@@ -131,7 +131,12 @@ def _ties(a, src_part, result, index, include_self, dt):
         src_tie = (src_part._data == index.take(r)).astype(dt.np)
         ties = self_tie.copy() if include_self else xp.zeros(r.shape, dt.np)
         xp.add.at(ties, index.post, src_tie)
-        ties[ties == 0] = 1
+        # No element equals a NaN result: PyTorch's share of the gradient is then 0/0 = NaN, for self and
+        # source alike (as amax/amin's own backward gives NaN there); elsewhere an untouched count is 1.
+        empty = ties == 0
+        ties[empty] = 1
+        if r.dtype.kind in "fc":
+            ties[empty & (r != r)] = np.nan
     dev = a._device
     return Tensor._make(self_tie, dev, dt), Tensor._make(src_tie, dev, dt), Tensor._make(ties, dev, dt)
 

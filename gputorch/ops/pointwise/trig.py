@@ -139,7 +139,8 @@ class AcoshBackward0(Node):
         (a,) = ctx.saved_values
         if a._dtype.is_complex:   # the branch of arccosh itself: sqrt(a - 1) sqrt(a + 1), not sqrt(a^2 - 1)
             return grad / ((a - 1).sqrt() * (a + 1).sqrt())
-        return grad * ((a - 1) * (a + 1)).rsqrt()
+        # PyTorch's a*a - 1: +0 at a = -1 (a gradient of +inf as at a = 1), where (a-1)(a+1) is -0 (-inf)
+        return grad * (a * a - 1).rsqrt()
 
 
 class AtanhBackward0(Node):
