@@ -37,3 +37,12 @@ def kernels_on(raw_module=None):
         yield
     finally:
         _module.use_cupy(previous)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def harness():
+    """Autouse, per module, in a test module that imports it: the kernels launched on the CPU
+    execution harness (skipped where it cannot run); the fixture's value is the harness module."""
+    h = harness_or_skip()
+    with kernels_on(h.RawModule):
+        yield h

@@ -6,14 +6,7 @@ import pytest
 
 from gputorch.amp.grad_scaler import non_finite_check_and_unscale as generic
 from gputorch.cuda.kernels import amp
-from tests.cuda._harness import harness_or_skip, kernels_on
-
-
-@pytest.fixture(autouse=True, scope="module")
-def harness():
-    h = harness_or_skip()
-    with kernels_on(h.RawModule):
-        yield h
+from tests.cuda._harness import harness  # noqa: F401 (an autouse fixture)
 
 
 def _arrays(seed, poison=None):

@@ -7,17 +7,10 @@ import numpy as np
 import pytest
 
 from gputorch.cuda.kernels import gemm
-from tests.cuda._harness import harness_or_skip, kernels_on
+from tests.cuda._harness import harness  # noqa: F401 (an autouse fixture)
 
 TOL = {np.dtype(np.float32): dict(rtol=2e-5, atol=2e-5), np.dtype(np.float16): dict(rtol=2e-3, atol=2e-3),
        np.dtype(np.float64): dict(rtol=1e-12, atol=1e-12)}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def harness():
-    h = harness_or_skip()
-    with kernels_on(h.RawModule):
-        yield h
 
 
 def rand(shape, dtype, seed):

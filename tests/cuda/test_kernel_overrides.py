@@ -9,14 +9,7 @@ import pytest
 import gputorch
 from gputorch.autograd.node import SavedTensor
 from gputorch.cuda.kernels._overrides import overrides
-from tests.cuda._harness import harness_or_skip, kernels_on
-
-
-@pytest.fixture(autouse=True, scope="module")
-def harness():
-    h = harness_or_skip()
-    with kernels_on(h.RawModule):
-        yield h
+from tests.cuda._harness import harness  # noqa: F401 (an autouse fixture)
 
 
 TABLE = {getattr(k, "__name__", str(k)): (k, v) for k, v in overrides().items()}

@@ -13,18 +13,11 @@ import pytest
 
 from gputorch.cuda.kernels import (_module, activations, cross_entropy, dropout, embedding, im2col,
                                    normalization, optimizers, pooling, reductions, softmax)
-from tests.cuda._harness import harness_or_skip, kernels_on
+from tests.cuda._harness import harness  # noqa: F401 (an autouse fixture)
 
 FLOATS = [np.float32, np.float16, np.float64]
 TOL = {np.dtype(np.float32): dict(rtol=3e-6, atol=1e-6), np.dtype(np.float16): dict(rtol=2e-3, atol=2e-3),
        np.dtype(np.float64): dict(rtol=1e-12, atol=1e-13)}
-
-
-@pytest.fixture(autouse=True, scope="module")
-def harness():
-    h = harness_or_skip()
-    with kernels_on(h.RawModule):
-        yield h
 
 
 def close(actual, expected, dtype=None, scale=1.0, **kw):
