@@ -6,6 +6,7 @@ Python scalars stay scalars (no tensor is made for them).
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..autograd.node import Node
 from ._common import _FAST_OPERANDS, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
 from .complex_numbers import unit_phase
@@ -83,8 +84,51 @@ class SubBackward0(Node):
 
 def _meta_grads(ctx, grad, scale_a, scale_b):
     """Gradients of ``scale_a * a + scale_b * b`` from the inputs' recorded shapes/dtypes."""
-    return tuple(_reduce_to(grad if scale == 1 else grad * scale, meta)
+    return tuple(_reduce_to(grad, meta) if scale == 1 else _scaled_grad(grad, scale, meta)
                  for meta, scale in ((ctx.a_meta, scale_a), (ctx.b_meta, scale_b)) if meta is not None)
+
+
+def _scaled_grad(grad, scale, meta):
+    if scale == -1:
+        fast = _array_grad(grad, None, meta, _negated)
+        if fast is not None:
+            return fast
+    return _reduce_to(grad * scale, meta)
+
+
+def _negated(g, _):
+    return -g
+
+
+def _times(g, other):
+    return g * other
+
+
+def _over(g, other):
+    return g / other
+
+
+def _array_grad(grad, other, meta, op):
+    """``op(grad's array, other's)`` as the gradient of an operand described by ``meta`` (shape,
+    dtype), computed on the arrays, when backward is not recorded and nothing is to be broadcast,
+    summed or cast (``other`` a tensor of the gradient's shape and dtype, a Python float, or
+    None); else None, and the caller takes the Tensor-op rule (same formula, same rounding)."""
+    if _GRAD_ENABLED.value or meta is None:
+        return None
+    g = grad._data
+    if meta[0] != g.shape or meta[1] is not grad._dtype:
+        return None
+    if isinstance(other, Tensor):
+        if other._dtype is not grad._dtype or other._data.shape != g.shape:
+            return None
+        other = other._data
+    elif other is not None and type(other) is not float:
+        return None
+    with quiet_errors():
+        r = op(g, other)
+    if r.__class__ is not g.__class__:
+        r = grad._device._backend.ensure_array(r, grad._device)
+    return Tensor._make(r, grad._device, grad._dtype)
 
 
 class MulBackward0(Node):
@@ -105,10 +149,15 @@ class MulBackward0(Node):
         meta_a, meta_b = ctx.metas
         out = []
         if meta_a is not None:
-            out.append(_reduce_to(grad * b, meta_a) if b is not None else None)
+            out.append(None if b is None else _product_grad(grad, b, meta_a))
         if meta_b is not None:
-            out.append(_reduce_to(grad * a, meta_b) if a is not None else None)
+            out.append(None if a is None else _product_grad(grad, a, meta_b))
         return tuple(out)
+
+
+def _product_grad(grad, other, meta):
+    fast = _array_grad(grad, other, meta, _times)
+    return _reduce_to(grad * other, meta) if fast is None else fast
 
 
 def _meta(x):

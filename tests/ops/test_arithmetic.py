@@ -164,3 +164,27 @@ def test_complex_power_by_half_two_and_minus_one_on_every_device(device):
     x = gputorch.tensor([-0.0, -float("inf"), 4.0], device=device) ** 0.5
     assert np.signbit(x.cpu().numpy()[0]) and x.cpu().numpy()[2] == 2.0
     assert np.isnan(x.cpu().numpy()[1])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("case", ["mul", "mul_broadcast", "mul_scalar", "mul_mixed", "sub", "sub_broadcast", "rsub"])
+def test_array_gradients_of_mul_and_sub_equal_tensor_op_gradients(device, dtype, case):
+    """Plain backward takes mul's and sub's gradients on the arrays where nothing is broadcast or
+    cast; with ``create_graph=True`` it takes the Tensor-op rules. Same values, dtypes and shapes."""
+    rng = np.random.default_rng(0)
+    dt = getattr(gputorch, dtype)
+    a = gputorch.tensor(rng.standard_normal((3, 4)), dtype=dt, device=device, requires_grad=True)
+    b_shape = (4,) if case.endswith("broadcast") else (3, 4)
+    b_dt = gputorch.float64 if case == "mul_mixed" else dt
+    b = gputorch.tensor(rng.standard_normal(b_shape), dtype=b_dt, device=device, requires_grad=True)
+    fn = {"mul": lambda: a * b, "mul_broadcast": lambda: a * b, "mul_scalar": lambda: a * 2.5,
+          "mul_mixed": lambda: a * b, "sub": lambda: a - b, "sub_broadcast": lambda: a - b,
+          "rsub": lambda: 1.5 - a}[case]
+    leaves = [a] if case in ("mul_scalar", "rsub") else [a, b]
+    out = fn()
+    g = gputorch.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype, device=device)
+    plain = gputorch.autograd.grad(fn(), leaves, g)
+    recorded = gputorch.autograd.grad(fn(), leaves, g, create_graph=True)
+    for p_, r_, leaf in zip(plain, recorded, leaves):
+        assert p_.dtype == r_.dtype == leaf.dtype and p_.shape == r_.shape == leaf.shape
+        np.testing.assert_array_equal(p_.cpu().numpy(), r_.detach().cpu().numpy())
