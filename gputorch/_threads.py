@@ -43,9 +43,9 @@ def set_num_threads(int):  # noqa: A002 - PyTorch's argument name
     if not blas_threads.pools():
         if not _state["warned"]:
             _state["warned"] = True
-            warnings.warn("gputorch.set_num_threads has no effect without the `threadpoolctl` package "
-                          "(a dependency of gputorch; pip install threadpoolctl): NumPy's BLAS keeps its own "
-                          "thread count", RuntimeWarning, stacklevel=2)
+            warnings.warn("gputorch.set_num_threads has no effect: no BLAS thread pool could be reached (it "
+                          "needs the `threadpoolctl` package, a dependency of gputorch, and a BLAS it knows); "
+                          "NumPy's BLAS keeps its own thread count", RuntimeWarning, stacklevel=2)
         return
     blas_threads.configure(n)
 
