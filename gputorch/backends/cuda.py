@@ -3,6 +3,8 @@
 CuPy is imported on first use. Where it is missing, or no GPU is visible, every
 request for a CUDA tensor raises a RuntimeError that says so.
 """
+import numpy as np
+
 from .base import Backend
 
 
@@ -27,16 +29,6 @@ def _load_cupy():
     if count == 0:
         return None, "no CUDA device is visible"
     return cupy, None
-
-
-def _ndim(obj):
-    import numpy
-    return numpy.ndim(obj)
-
-
-def _shape(obj):
-    import numpy
-    return tuple(numpy.shape(obj))
 
 
 class _DeviceContext:
@@ -133,9 +125,9 @@ class CUDABackend(Backend):
             if isinstance(obj, cp.ndarray):
                 if obj.device.id != index:
                     obj = cp.array(obj, copy=True)  # peer copy onto this device
-            elif _ndim(obj) and cp.cuda.get_current_stream().is_capturing():
+            elif np.ndim(obj) and cp.cuda.get_current_stream().is_capturing():
                 raise RuntimeError(
-                    f"copying host data (shape {_shape(obj)}) to cuda:{index} while the current stream is capturing "
+                    f"copying host data (shape {tuple(np.shape(obj))}) to cuda:{index} while the current stream is capturing "
                     f"a CUDA graph is not supported: the graph would copy from a staging buffer that is recycled "
                     f"after capture; create the tensor before capturing and copy_() new values into it")
             return cp.asarray(obj, dtype=np_dtype)
