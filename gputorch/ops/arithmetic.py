@@ -104,10 +104,6 @@ def _times(g, other):
     return g * other
 
 
-def _over(g, other):
-    return g / other
-
-
 def _array_grad(grad, other, meta, op):
     """``op(grad's array, other's)`` as the gradient of an operand described by ``meta`` (shape,
     dtype), computed on the arrays, when backward is not recorded and nothing is to be broadcast,
