@@ -3,6 +3,8 @@
 CuPy is imported on first use. Where it is missing, or no GPU is visible, every
 request for a CUDA tensor raises a RuntimeError that says so.
 """
+import threading
+
 import numpy as np
 
 from .base import Backend
@@ -32,26 +34,35 @@ def _load_cupy():
 
 
 class _DeviceContext:
-    """Makes one GPU current for the duration of an op, switching only when needed."""
+    """Makes one GPU current for the duration of an op, switching only when needed.
 
-    __slots__ = ("index", "_runtime", "_previous")
+    Re-entrant: an op run inside another's context (a hook inside backward, an op inside an op's
+    forward) leaves the outer one's device current when it ends. The devices to restore are kept
+    per thread, as CUDA's current device is."""
+
+    __slots__ = ("index", "_runtime", "_local")
 
     def __init__(self, runtime, index):
         self.index = index
         self._runtime = runtime
-        self._previous = None
+        self._local = threading.local()
 
     def __enter__(self):
         current = self._runtime.getDevice()
+        stack = getattr(self._local, "restore", None)
+        if stack is None:
+            stack = self._local.restore = []
         if current != self.index:
             self._runtime.setDevice(self.index)
-            self._previous = current
+            stack.append(current)
+        else:
+            stack.append(None)
         return self
 
     def __exit__(self, *exc):
-        if self._previous is not None:
-            self._runtime.setDevice(self._previous)
-            self._previous = None
+        previous = self._local.restore.pop()
+        if previous is not None:
+            self._runtime.setDevice(previous)
         return False
 
 
