@@ -27,6 +27,11 @@ capture_route = [None]
 
 def product(x, y):
     """``x @ y`` (NumPy's matmul rules); float16 x float16 accumulated in float32."""
+    if x.ndim > 2 and 0 < y.ndim <= 2 and x.flags.c_contiguous:
+        # One matrix shared by a whole batch: fold the batch into the rows, one GEMM in all (NumPy
+        # would run one GEMM per batch entry).
+        rows = math.prod(x.shape[:-1])
+        return product(x.reshape(rows, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
     if x.__class__ is np.ndarray and x.ndim and y.ndim:
         prepare_product(product_size(x.shape, y.shape))
     route = capture_route[0]
@@ -34,11 +39,6 @@ def product(x, y):
         out = route(x, y)
         if out is not None:
             return out
-    if x.ndim > 2 and 0 < y.ndim <= 2 and x.flags.c_contiguous:
-        # One matrix shared by a whole batch: fold the batch into the rows, one GEMM in all (NumPy
-        # would run one GEMM per batch entry).
-        rows = math.prod(x.shape[:-1])
-        return product(x.reshape(rows, x.shape[-1]), y).reshape(x.shape[:-1] + y.shape[1:])
     if x.dtype == _HALF and y.dtype == _HALF:
         return (x.astype(np.float32) @ y.astype(np.float32)).astype(_HALF)
     return x @ y

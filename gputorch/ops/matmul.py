@@ -89,14 +89,8 @@ class BmmBackward0(_ProductNode):
 
 
 class MatmulBackward0(_ProductNode):
-    """The general case: 1-D · 2-D and every product with broadcast batch dimensions."""
-
-    def forward(ctx, a, b):
-        need = ctx.needs_input_grad
-        if need:
-            ctx.save_for_backward(a if need[1] else None, b if need[0] else None)
-            ctx.shapes = (a._data.shape, b._data.shape)
-        return product(a._data, b._data)   # a shared B is folded into one GEMM there
+    """The general case: 1-D · 2-D and every product with broadcast batch dimensions (a batch
+    times one shared matrix is folded into one GEMM by ``_gemm.product``)."""
 
 
 def _product_grads(grad, a, b, shapes, need):

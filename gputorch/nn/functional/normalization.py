@@ -22,6 +22,7 @@ from ..._type_info import finfo
 from ...autograd import grad_mode
 from ...autograd.node import Node
 from ...ops._common import quiet_errors, xp_of
+from ...ops._gemm import GRADIENT_DTYPES
 from ...ops.row_reductions import row_sum
 from ...ops.normalization_stats import accumulated as _acc, record_affine as _record_affine, rstd as _rstd
 from ...ops.normalization_stats import update_running as _update_running, wrap_like as _wrap
@@ -39,18 +40,27 @@ def _acc_tensor(t):
     return t.float() if t is not None and t._data.dtype == _F16 else t
 
 
-def _centered_moments(x, axes):
-    """``(mean, x - mean, sum of squares of x - mean)`` over ``axes``, keeping dims."""
-    total = row_sum if len(axes) == 1 else _sum_keepdims
+def _centered_moments(xp, x, axes):
+    """``(mean, x - mean, sum of squares of x - mean)`` over ``axes``, keeping dims. Trailing axes
+    (layer and group norm) are reduced as the rows of a 2-D view, by a row sum
+    (``ops.row_reductions``) and an einsum dot product; other axes (batch norm) by the array
+    library's sum."""
+    k = len(axes)
+    if axes == tuple(range(x.ndim - k, x.ndim)):
+        n = _count(x.shape, axes)
+        rows = _count(x.shape, range(x.ndim - k))
+        x2 = x.reshape(rows, n)
+        keep = x.shape[:x.ndim - k] + (1,) * k
+        with quiet_errors():
+            mean = row_sum(x2, 1) / n
+            centered = x2 - mean
+            sq_sum = xp.einsum("ij,ij->i", centered, centered)
+        return mean.reshape(keep), centered.reshape(x.shape), sq_sum.reshape(keep)
     with quiet_errors():
-        mean = total(x, axes[-1] if len(axes) == 1 else axes) / _count(x.shape, axes)
+        mean = x.sum(axis=axes, keepdims=True) / _count(x.shape, axes)
     centered = x - mean
-    sq_sum = total(centered * centered, axes[-1] if len(axes) == 1 else axes)
+    sq_sum = (centered * centered).sum(axis=axes, keepdims=True)
     return mean, centered, sq_sum
-
-
-def _sum_keepdims(x, axes):
-    return x.sum(axis=axes, keepdims=True)
 
 
 def _count(shape, axes):
@@ -128,9 +138,6 @@ def _check_float(name, input):
         raise RuntimeError(f"{name}(): expected a floating point input, but got {input._dtype}")
 
 
-_ARRAY_BACKWARD_DTYPES = (np.dtype(np.float16), _F32, np.dtype(np.float64))
-
-
 def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
     """The gradients ``(gx, gw, gb)`` of layer norm (``kind`` "layer") or RMS norm ("rms") as arrays
     (float16 accumulated in float32), from the saved input and statistics, for the flags
@@ -138,7 +145,7 @@ def norm_backward_kernel(xp, kind, grad, x, mean, rstd, weight, axes, needs):
     Only consulted when backward is not itself recorded. A key of ``backend.overrides``: the CUDA
     backend replaces it with its kernels; everywhere else this array code runs, one pass per term
     instead of a dozen dispatched Tensor ops."""
-    if kind == "batch" or x.dtype not in _ARRAY_BACKWARD_DTYPES or grad.dtype != x.dtype:
+    if kind == "batch" or x.dtype not in GRADIENT_DTYPES or grad.dtype != x.dtype:
         return None
     need_x, need_w, need_b = needs
     n = _count(x.shape, axes)          # the normalized dims are the trailing ones: rows of n
@@ -196,7 +203,7 @@ class NativeBatchNormBackward0(Node):
         axes = (0,) + tuple(range(2, x.ndim))
         shape = (1, channels) + (1,) * (x.ndim - 2)
         if training:
-            mean, centered, sq_sum = _centered_moments(x, axes)
+            mean, centered, sq_sum = _centered_moments(xp, x, axes)
             n = _count(x.shape, axes)
             with quiet_errors():
                 rstd = _rstd(xp, sq_sum / n, eps)
@@ -291,20 +298,15 @@ class NativeLayerNormBackward0(Node):
         x = _acc(input._data)
         axes = tuple(range(x.ndim - ndims, x.ndim))
         n = _count(x.shape, axes)
-        rows = _count(x.shape, range(x.ndim - ndims))
-        x2 = x.reshape(rows, n)            # one row per normalized slice
+        mean, centered, sq_sum = _centered_moments(xp, x, axes)
         with quiet_errors():
-            mean = row_sum(x2, 1) / n
-            y = x2 - mean
-            rstd = _rstd(xp, xp.einsum("ij,ij->i", y, y).reshape(rows, 1) / n, eps)
-        y *= rstd
-        y = _affine(y, weight, bias, (n,))
+            rstd = _rstd(xp, sq_sum / n, eps)
+        centered *= rstd
+        y = _affine(centered, weight, bias, x.shape[x.ndim - ndims:])
         ctx.eps, ctx.axes = eps, axes
         _record_affine(ctx, input, weight, bias)
-        stats_shape = x.shape[:x.ndim - ndims] + (1,) * ndims
-        ctx.save_for_backward(input, weight, _wrap(mean.reshape(stats_shape), input),
-                              _wrap(rstd.reshape(stats_shape), input))
-        return y.reshape(x.shape).astype(input._data.dtype, copy=False)
+        ctx.save_for_backward(input, weight, _wrap(mean, input), _wrap(rstd, input))
+        return y.astype(input._data.dtype, copy=False)
 
     def backward(ctx, grad):
         x, weight, mean, rstd = ctx.saved_values
@@ -369,7 +371,7 @@ class NativeGroupNormBackward0(Node):
         x = _acc(input._data)
         n_batch, channels = x.shape[0], x.shape[1]
         grouped = x.reshape(n_batch, num_groups, -1)
-        mean, centered, sq_sum = _centered_moments(grouped, (2,))
+        mean, centered, sq_sum = _centered_moments(xp, grouped, (2,))
         with quiet_errors():
             rstd = _rstd(xp, sq_sum / grouped.shape[2], eps)
         shape = (1, channels) + (1,) * (x.ndim - 2)
