@@ -138,6 +138,35 @@ def test_second_derivatives_match_torch(transposed, device):
         assert_close(a, b, 1e-9, 1e-11)
 
 
+# Stride 1 with no more output than input channels: the input gradient (and a stride-1
+# transposed convolution's forward) runs as a convolution by the flipped weight, not col2im.
+ADJOINT_CASES = [
+    ("conv2d", (2, 6, 7, 8), (4, 6, 3, 2), dict(padding=1)),
+    ("conv2d", (2, 5, 7, 8), (5, 5, 3, 3), dict(padding="same", dilation=2)),
+    ("conv2d", (2, 5, 6, 6), (3, 5, 2, 2), dict(padding="same")),           # asymmetric padding
+    ("conv2d", (2, 4, 6, 5), (4, 4, 3, 3), dict(padding=(3, 0))),          # wider than the kernel
+    ("conv2d", (2, 4, 6, 5), (2, 4, 1, 1), dict()),
+    ("conv1d", (2, 6, 9), (3, 6, 4), dict(padding=2, dilation=2)),
+    ("conv3d", (1, 4, 4, 5, 3), (4, 4, 2, 3, 2), dict(padding=1)),
+    ("conv_transpose2d", (2, 3, 5, 4), (3, 6, 3, 3), dict(padding=1)),
+]
+
+
+@pytest.mark.parametrize("fname,x_shape,w_shape,kwargs", ADJOINT_CASES, ids=str)
+def test_stride1_input_grad_by_adjoint_convolution(fname, x_shape, w_shape, kwargs, device):
+    _parity(fname, device, x_shape, w_shape, True, **kwargs)
+
+
+def test_adjoint_weight_flips_and_swaps_channels():
+    from gputorch.nn.functional._windows import _adjoint_weight
+    w = np.random.randn(4, 3, 2, 3)
+    adj = _adjoint_weight(np, w, 1)
+    assert adj.shape == (3, 4, 2, 3)
+    np.testing.assert_array_equal(adj[2, 1, 0, 0], w[1, 2, 1, 2])
+    grouped = _adjoint_weight(np, np.random.randn(4, 1, 3, 3), 2)     # two groups of 2 -> 1 channels
+    assert grouped.shape == (2, 2, 3, 3)
+
+
 # ================================================================ gradcheck / gradgradcheck
 @pytest.mark.parametrize("fn,x_shape,w_shape", [
     (lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1), (1, 2, 5, 4), (3, 2, 3, 2)),

@@ -9,6 +9,7 @@ Max pooling records, per output, the *tap* (flat position inside its window) tha
 the flat ``H * W`` (``D * H * W``) indices that PyTorch returns are computed from it, and the
 backward scatters the gradient one tap at a time.
 """
+import functools
 import itertools
 import math
 
@@ -24,8 +25,13 @@ __all__ = ["max_pool", "max_pool_indices", "taps_from_indices", "max_pool_grad",
 def _taps(x_hw, out_hw, kernel, stride, padding, dilation):
     """``[(t, region, source)]`` for every kernel tap that reads the input: its flat position in
     the window, the output region it feeds and the strided input slice it reads (index tuples
-    for the pooled dims)."""
-    return [(int(np.ravel_multi_index(tap, tuple(kernel))), region, source)
+    for the pooled dims). Memoised like ``box_taps``; do not mutate the result."""
+    return _flat_taps(*(tuple(int(v) for v in arg) for arg in (x_hw, out_hw, kernel, stride, padding, dilation)))
+
+
+@functools.lru_cache(maxsize=512)
+def _flat_taps(x_hw, out_hw, kernel, stride, padding, dilation):
+    return [(int(np.ravel_multi_index(tap, kernel)), region, source)
             for tap, region, source in box_taps(x_hw, out_hw, kernel, stride, padding, dilation)]
 
 

@@ -16,6 +16,7 @@ add or compare; padding is never materialised.
   three products of a convolution (transposed convolution reuses them, swapped).
 - :func:`conv_out_shape` / :func:`transposed_conv_out_shape`: the output's spatial sizes.
 """
+import functools
 import itertools
 import math
 
@@ -45,7 +46,15 @@ def _strided(start, count, stride):
 def box_taps(x_spatial, out, kernel, stride, pad_before, dilation):
     """``[(tap, region, source)]`` for every kernel tap that reads the input: ``tap`` the tuple of
     its per-dim positions, ``region`` the output box it feeds and ``source`` the strided input box
-    it reads (tuples of slices over the spatial dims), in row-major tap order."""
+    it reads (tuples of slices over the spatial dims), in row-major tap order.
+
+    A training loop asks for the same geometry every step, so answers are memoised (arguments are
+    sequences of host ints, normalised to tuples); the returned list must not be mutated."""
+    return _box_taps(*(tuple(int(v) for v in arg) for arg in (x_spatial, out, kernel, stride, pad_before, dilation)))
+
+
+@functools.lru_cache(maxsize=512)
+def _box_taps(x_spatial, out, kernel, stride, pad_before, dilation):
     per_dim = [tap_ranges(x_spatial[d], out[d], kernel[d], stride[d], pad_before[d], dilation[d])
                for d in range(len(kernel))]
     found = []
@@ -156,13 +165,43 @@ def conv_forward(xp, x, weight, stride, padding, dilation, groups, out_shape):
     return xp.ascontiguousarray(y).reshape((n, o) + out_shape)
 
 
+def _adjoint_weight(xp, weight, groups):
+    """``(C, O/G, *kernel)``: the weight of the stride-1 convolution that is the adjoint of
+    convolving by ``weight (O, C/G, *kernel)``: in/out channels swapped within each group, the
+    kernel flipped along every spatial dim."""
+    o, cg = weight.shape[:2]
+    kernel = tuple(weight.shape[2:])
+    w = weight.reshape((groups, o // groups, cg) + kernel).swapaxes(1, 2)
+    w = w[(Ellipsis,) + (slice(None, None, -1),) * len(kernel)]
+    return xp.ascontiguousarray(w).reshape((groups * cg, o // groups) + kernel)
+
+
+def _adjoint_padding(weight_shape, padding, dilation):
+    """Padding of the adjoint stride-1 convolution (per dim ``(before, after)``), or None when
+    the forward's padding is wider than its kernel's reach (the adjoint would crop)."""
+    flipped = tuple((dilation[d] * (size - 1) - before, dilation[d] * (size - 1) - after)
+                    for d, (size, (before, after)) in enumerate(zip(weight_shape[2:], padding)))
+    return flipped if all(b >= 0 and a >= 0 for b, a in flipped) else None
+
+
 def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups):
-    """dL/dx of ``y = conv(x, weight)`` given ``grad`` = dL/dy: weight-transposed products, then
-    col2im. (This is also the forward of the transposed convolution.)"""
+    """dL/dx of ``y = conv(x, weight)`` given ``grad`` = dL/dy. (This is also the forward of the
+    transposed convolution.)
+
+    Stride 1, one group, no more output channels than input channels: the convolution of ``grad``
+    by the flipped, channel-swapped weight (its im2col copies the O channels of ``grad``, which is
+    cheaper than col2im's scatter-adds into the C channels of the input: 2.7 against 3.8 ms for
+    64x64x7x7 by 64x64x3x3, 5.5 against 11.9 ms for 64 to 32 channels at 14x14). Otherwise:
+    weight-transposed products, then col2im."""
     n, o = grad.shape[:2]
     out_shape = tuple(grad.shape[2:])
     cg = weight.shape[1]
     kernel = tuple(weight.shape[2:])
+    if groups == 1 and o <= cg and all(s == 1 for s in stride):
+        adjoint_padding = _adjoint_padding(weight.shape, padding, dilation)
+        if adjoint_padding is not None:
+            return conv_forward(xp, grad, _adjoint_weight(xp, weight, groups), stride, adjoint_padding, dilation,
+                                groups, tuple(x_shape[2:]))
     kk = cg * math.prod(kernel)
     positions = math.prod(out_shape)
     w_t = _blas(xp, weight.reshape(groups, o // groups, kk)).transpose(0, 2, 1)     # (G, K, O/G)
