@@ -9,6 +9,7 @@ an op itself, so that double backward works and a backend can replace it with a 
 import math
 
 from .._dispatch import apply
+from .._tensor import Tensor
 from ..autograd.node import Node
 from ._common import quiet_errors, xp_of
 from .row_reductions import row_sum
@@ -194,6 +195,36 @@ class LogSoftmaxBackwardDataBackward0(Node):
 
 def gelu_backward(grad, x, approximate="none"):
     return apply(GeluBackwardBackward0, grad, x, approximate)
+
+
+# Below these magnitudes ``gelu(x) / x`` loses digits (the product rounds in the subnormals).
+_GELU_RATIO_FLOOR = {"float32": 1e-30, "float64": 1e-290}
+
+
+def gelu_grad_from_output(grad, input, output):
+    """``grad * gelu'(input)`` for exact GELU from its input and output tensors (float32/float64,
+    one shape, at least 1-D), with ``Phi(x) = y / x`` instead of a second erf: 7 elementwise passes where the
+    erf alone takes about 25. Elements where the ratio loses digits (``|x|`` below
+    ``_GELU_RATIO_FLOOR``, zeros, infinities, NaN) take :class:`GeluBackwardBackward0`'s formula.
+    Computed on the arrays, for a backward that records no graph; returns a tensor like ``input``."""
+    xp = xp_of(input)
+    x, y = input._data, output._data
+    with quiet_errors():
+        cdf = y / x
+        exact = xp.abs(x) >= _GELU_RATIO_FLOOR[x.dtype.name]
+        exact &= xp.isfinite(cdf)
+        slope = x * x
+        slope *= -0.5
+        xp.exp(slope, out=slope)
+        slope *= x
+        slope *= _GELU_PDF
+        slope += cdf
+        if not exact.all():
+            from .special_math import erf
+            fallback = (erf(x * _SQRT1_2, xp) + 1) * 0.5 + x * (xp.exp(x * x * -0.5) * _GELU_PDF)
+            slope = xp.where(exact, slope, fallback)
+        slope *= grad._data
+    return Tensor._make(slope, input._device, input._dtype)
 
 
 def silu_backward(grad, x):

@@ -443,3 +443,50 @@ def test_hardshrink_passes_the_gradient_of_nan(device):
     y = gputorch.tensor([math.nan, 2.0], device=device, requires_grad=True)
     y.hardshrink(0.5).sum().backward()
     assert_close(y.grad, np.array([1.0, 1.0], np.float32))
+
+
+# ================================================================ GELU's gradient from its output
+_GELU_POINTS = [0.0, -0.0, 1e-38, 1e-45, -1e-40, 1e-30, 5e-31, -8.0, -20.0, 20.0, 0.3, -2.5, 4.0,
+                math.inf, -math.inf, math.nan]
+
+
+@pytest.mark.parametrize("dtype", [gputorch.float32, gputorch.float64], ids=str)
+def test_gelu_first_order_grad_from_output_matches_differentiable_rule(dtype, device):
+    """Without create_graph, exact GELU's backward divides its output by its input for Phi(x); it
+    must agree with the differentiable rule (a second erf) to rounding, special values included."""
+    data = np.concatenate([np.random.default_rng(0).standard_normal(500) * 4, _GELU_POINTS])
+    x = gputorch.tensor(data, dtype=dtype, device=device, requires_grad=True)
+    g = gputorch.tensor(np.random.default_rng(1).standard_normal(data.size), dtype=dtype, device=device)
+    y = F.gelu(x)
+    fast, = gputorch.autograd.grad(y, x, g, retain_graph=True)
+    rule, = gputorch.autograd.grad(y, x, g, create_graph=True)
+    eps = np.finfo(to_numpy(fast).dtype).eps
+    # slope = Phi(x) + x * phi(x) cancels near x = -0.75: rounding is relative to the terms (<= 1.1)
+    # times |g| (< 4), hence the absolute part.
+    np.testing.assert_allclose(to_numpy(fast), to_numpy(rule.detach()), rtol=4 * eps, atol=16 * eps)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(data, dtype=getattr(torch, str(dtype).split(".")[1]), requires_grad=True)
+    torch.nn.functional.gelu(t).backward(torch.tensor(to_numpy(g)))
+    np.testing.assert_allclose(to_numpy(fast), t.grad.numpy(), rtol=16 * eps, atol=16 * eps)
+
+
+def test_gelu_output_modified_in_place_still_differentiates(device):
+    """PyTorch's GELU saves only its input, so an in-place op on the output is allowed."""
+    data = np.linspace(-3, 3, 7)
+    x = gputorch.tensor(data, device=device, requires_grad=True)
+    y = F.gelu(x)
+    y.mul_(2.0)
+    y.sum().backward()
+    expected = 2 * (0.5 * (1 + np.vectorize(math.erf)(data / math.sqrt(2)))
+                    + data * np.exp(-data ** 2 / 2) / math.sqrt(2 * math.pi))
+    np.testing.assert_allclose(to_numpy(x.grad), expected, rtol=1e-12)
+
+
+def test_gelu_saved_tensor_hooks_see_only_the_input(device):
+    packed = []
+    x = gputorch.randn(4, 3, device=device, requires_grad=True)
+    with gputorch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y = F.gelu(x)
+    assert len(packed) == 1 and packed[0] is x
+    y.sum().backward()
+    assert x.grad.shape == (4, 3)

@@ -18,10 +18,12 @@ import numpy as np
 from ... import _dtype
 from ..._dispatch import apply, apply_inplace
 from ..._tensor import _LEGACY_NAMES, Tensor
+from ...autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
+from ...autograd.saved_hooks import STATE as _SAVED_HOOKS
 from ...autograd.node import Node
 from ...ops import special_math
 from ...ops._common import Number, grad_for, quiet_errors, xp_of
-from ...ops.activation_backward import (gelu_backward, log_softmax_backward_data, silu_backward,
+from ...ops.activation_backward import (gelu_backward, gelu_grad_from_output, log_softmax_backward_data, silu_backward,
                                         softmax_backward_data, threshold_backward)
 from ...ops.comparison import where
 from ...ops.pointwise import relu as _core_relu, relu_ as _core_relu_, sigmoid, tanh
@@ -225,10 +227,21 @@ class GeluBackward0(Node):
             cdf = special_math.erf(x * _SQRT1_2, xp)
             cdf += 1
             cdf *= x * 0.5
+            if back is None and x.ndim and ctx.needs_input_grad and not _SAVED_HOOKS.stack:
+                ctx.saves_result = True   # see backward
             return _finish(cdf, back)
 
     def backward(ctx, grad):
+        """The first-order gradient reads ``Phi(x)`` off the output (the dispatcher kept it) rather
+        than computing erf again, unless the output was modified in place since; with
+        ``create_graph``, or when saved-tensor hooks were active in forward (they see only the
+        input, as in PyTorch), it takes the differentiable ``gelu_backward``. (A graph's GELU
+        output is normally saved anyway, by the Linear layer it feeds.)"""
         (a,) = ctx.saved_values
+        if ctx.saves_result and not _GRAD_ENABLED.value:
+            kept = ctx._result_saved
+            if kept is not None and kept.tensor._vc[0] == kept.version:
+                return gelu_grad_from_output(grad, a, kept.tensor)
         return gelu_backward(grad, a, ctx.approximate)
 
 
