@@ -7,6 +7,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..backends.cpu import keep_zero_dim
 from .._type_info import finfo
+from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 
 _PROMOTE = _dtype._PROMOTE
 Number = (int, float, bool, np.number, np.bool_)
@@ -205,6 +206,37 @@ def quiet_errors():
     if _ERROR_STATE.get() is _IGNORE_ALL:
         return _ALREADY_QUIET
     return _QuietErrors()
+
+
+def array_rule(fn, grad, *operands, with_xp=False):
+    """A gradient formula computed on arrays: ``fn(grad's array, *operands' arrays)`` (with
+    ``with_xp``, ``fn(xp, grad's array, ...)``, ``xp`` the arrays' module) as a tensor
+    like ``grad``, when backward is not itself recorded and every tensor operand has ``grad``'s
+    shape, dtype and device (operands may also be Python floats or None, passed as they are).
+    Otherwise None: the caller then takes its Tensor-op formula, which must do the same operations
+    in the same order (so both give the same bits). Complex and bfloat16 gradients always take
+    the Tensor ops (their conjugation and float32 rules live there)."""
+    if _GRAD_ENABLED.value:
+        return None
+    dt = grad._dtype
+    if dt._slow:
+        return None
+    g = grad._data
+    arrays = []
+    for o in operands:
+        if isinstance(o, Tensor):
+            if o._dtype is not dt or o._data.shape != g.shape or o._device is not grad._device:
+                return None
+            arrays.append(o._data)
+        elif o is None or o.__class__ is float:
+            arrays.append(o)
+        else:
+            return None
+    with quiet_errors():
+        r = fn(grad._device._backend.xp, g, *arrays) if with_xp else fn(g, *arrays)
+    if r.__class__ is not g.__class__:       # NumPy gives a scalar for 0-d arrays
+        r = grad._device._backend.ensure_array(r, grad._device)
+    return Tensor._make(r, grad._device, dt)
 
 
 def xp_of(t):

@@ -11,7 +11,7 @@ import math
 from .._dispatch import apply
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import quiet_errors, xp_of
+from ._common import array_rule, quiet_errors, xp_of
 from .row_reductions import row_sum
 
 _SQRT1_2 = math.sqrt(0.5)
@@ -27,11 +27,7 @@ class TanhBackwardBackward0(Node):
 
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        r = y._data
-        out = r * r
-        xp_of(y).subtract(1, out, out=out)
-        out *= grad._data
-        return out
+        return _tanh_grad(xp_of(y), grad._data, y._data)
 
     def backward(ctx, gg):
         grad, y = ctx.saved_values
@@ -45,11 +41,7 @@ class SigmoidBackwardBackward0(Node):
 
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        r = y._data
-        out = xp_of(y).subtract(1, r)
-        out *= grad._data
-        out *= r
-        return out
+        return _sigmoid_grad(xp_of(y), grad._data, y._data)
 
     def backward(ctx, gg):
         grad, y = ctx.saved_values
@@ -239,12 +231,36 @@ def log_softmax_backward_data(grad, y, dim):
     return apply(LogSoftmaxBackwardDataBackward0, grad, y, dim)
 
 
+def _tanh_grad(xp, g, r):
+    out = r * r
+    xp.subtract(1, out, out=out)
+    out *= g
+    return out
+
+
+def _sigmoid_grad(xp, g, r):
+    out = xp.subtract(1, r)
+    out *= g
+    out *= r
+    return out
+
+
+def _by_arrays(cls, rule, grad, y):
+    """``cls``'s gradient computed by ``rule`` on the arrays without a dispatch (see
+    ``array_rule``), unless the device's backend has its own kernel for ``cls``; else None."""
+    if cls in grad._device._backend.overrides:
+        return None
+    return array_rule(rule, grad, y, with_xp=True)
+
+
 def tanh_backward(grad, y):
-    return apply(TanhBackwardBackward0, grad, y)
+    fast = _by_arrays(TanhBackwardBackward0, _tanh_grad, grad, y)
+    return apply(TanhBackwardBackward0, grad, y) if fast is None else fast
 
 
 def sigmoid_backward(grad, y):
-    return apply(SigmoidBackwardBackward0, grad, y)
+    fast = _by_arrays(SigmoidBackwardBackward0, _sigmoid_grad, grad, y)
+    return apply(SigmoidBackwardBackward0, grad, y) if fast is None else fast
 
 
 def threshold_backward(grad, y, threshold=0):

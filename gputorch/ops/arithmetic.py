@@ -8,7 +8,7 @@ from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
+from ._common import _FAST_OPERANDS, array_rule, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
 from .complex_numbers import unit_phase
 from .registry import reflected, tensor_method
 
@@ -105,26 +105,12 @@ def _times(g, other):
 
 
 def _array_grad(grad, other, meta, op):
-    """``op(grad's array, other's)`` as the gradient of an operand described by ``meta`` (shape,
-    dtype), computed on the arrays, when backward is not recorded and nothing is to be broadcast,
-    summed or cast (``other`` a tensor of the gradient's shape and dtype, a Python float, or
-    None); else None, and the caller takes the Tensor-op rule (same formula, same rounding)."""
-    if _GRAD_ENABLED.value or meta is None:
+    """``op(grad's array, other's)`` (``other`` a tensor like the gradient, a Python float or None)
+    as the gradient of an operand described by ``meta`` (shape, dtype) when nothing is to be
+    broadcast, summed or cast, through :func:`array_rule`; else None."""
+    if meta is None or meta[0] != grad._data.shape or meta[1] is not grad._dtype:
         return None
-    g = grad._data
-    if meta[0] != g.shape or meta[1] is not grad._dtype:
-        return None
-    if isinstance(other, Tensor):
-        if other._dtype is not grad._dtype or other._data.shape != g.shape:
-            return None
-        other = other._data
-    elif other is not None and type(other) is not float:
-        return None
-    with quiet_errors():
-        r = op(g, other)
-    if r.__class__ is not g.__class__:
-        r = grad._device._backend.ensure_array(r, grad._device)
-    return Tensor._make(r, grad._device, grad._dtype)
+    return array_rule(op, grad, other)
 
 
 class MulBackward0(Node):
@@ -203,10 +189,32 @@ class DivBackward0(Node):
             return tuple(grad_for(grad * 0, t) for t in (a, b) if isinstance(t, Tensor))
         out = []
         if isinstance(a, Tensor):
-            out.append(grad_for(grad / b, a) if need[0] else None)
+            out.append(_dividend_grad(grad, a, b) if need[0] else None)
         if isinstance(b, Tensor):
-            out.append(grad_for(-grad * a / (b * b), b) if need[-1] else None)
+            out.append(_divisor_grad(grad, a, b) if need[-1] else None)
         return tuple(out)
+
+
+def _over(g, b):
+    return g / b
+
+
+def _minus_times_over_square(g, a, b):
+    return -g * a / (b * b)
+
+
+def _dividend_grad(grad, a, b):
+    """``grad / b``, reduced to ``a``."""
+    fast = _array_grad(grad, b, _meta(a), _over)
+    return grad_for(grad / b, a) if fast is None else fast
+
+
+def _divisor_grad(grad, a, b):
+    """``-grad * a / b**2``, reduced to ``b``."""
+    fast = None
+    if _meta(b) == (grad._data.shape, grad._dtype):
+        fast = array_rule(_minus_times_over_square, grad, a, b)
+    return grad_for(-grad * a / (b * b), b) if fast is None else fast
 
 
 def _check_int_zero(xp, x, y):

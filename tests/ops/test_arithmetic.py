@@ -167,10 +167,12 @@ def test_complex_power_by_half_two_and_minus_one_on_every_device(device):
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
-@pytest.mark.parametrize("case", ["mul", "mul_broadcast", "mul_scalar", "mul_mixed", "sub", "sub_broadcast", "rsub"])
-def test_array_gradients_of_mul_and_sub_equal_tensor_op_gradients(device, dtype, case):
-    """Plain backward takes mul's and sub's gradients on the arrays where nothing is broadcast or
-    cast; with ``create_graph=True`` it takes the Tensor-op rules. Same values, dtypes and shapes."""
+@pytest.mark.parametrize("case", ["mul", "mul_broadcast", "mul_scalar", "mul_mixed", "sub", "sub_broadcast", "rsub",
+                                  "div", "div_broadcast", "rdiv", "exp", "tanh", "sigmoid"])
+def test_array_gradients_of_elementwise_ops_equal_tensor_op_gradients(device, dtype, case):
+    """Plain backward takes mul's, sub's, div's, exp's, tanh's and sigmoid's gradients on the arrays
+    (``array_rule``) where nothing is broadcast or cast; with ``create_graph=True`` it takes the
+    Tensor-op rules. Same values (bit for bit), dtypes and shapes."""
     rng = np.random.default_rng(0)
     dt = getattr(gputorch, dtype)
     a = gputorch.tensor(rng.standard_normal((3, 4)), dtype=dt, device=device, requires_grad=True)
@@ -179,8 +181,9 @@ def test_array_gradients_of_mul_and_sub_equal_tensor_op_gradients(device, dtype,
     b = gputorch.tensor(rng.standard_normal(b_shape), dtype=b_dt, device=device, requires_grad=True)
     fn = {"mul": lambda: a * b, "mul_broadcast": lambda: a * b, "mul_scalar": lambda: a * 2.5,
           "mul_mixed": lambda: a * b, "sub": lambda: a - b, "sub_broadcast": lambda: a - b,
-          "rsub": lambda: 1.5 - a}[case]
-    leaves = [a] if case in ("mul_scalar", "rsub") else [a, b]
+          "rsub": lambda: 1.5 - a, "div": lambda: a / b, "div_broadcast": lambda: a / b, "rdiv": lambda: 2.5 / a,
+          "exp": lambda: a.exp(), "tanh": lambda: a.tanh(), "sigmoid": lambda: a.sigmoid()}[case]
+    leaves = [a] if case in ("mul_scalar", "rsub", "rdiv", "exp", "tanh", "sigmoid") else [a, b]
     out = fn()
     g = gputorch.tensor(rng.standard_normal(tuple(out.shape)), dtype=out.dtype, device=device)
     plain = gputorch.autograd.grad(fn(), leaves, g)

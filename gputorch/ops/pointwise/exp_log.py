@@ -4,7 +4,7 @@ rsqrt, each with its in-place variant. exp, sqrt and rsqrt differentiate through
 import math
 
 from ...autograd.node import Node
-from .._common import quiet_errors, xp_of
+from .._common import array_rule, quiet_errors, xp_of
 from ._common import _compute_dtype_array, _floating, define_unary_ops
 
 __all__ = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt",
@@ -24,7 +24,13 @@ class ExpBackward0(Node):
             return xp_of(a).exp(_floating(a))
 
     def backward(ctx, grad):
-        return grad * ctx.saved_result
+        result = ctx.saved_result
+        fast = array_rule(_times, grad, result)
+        return grad * result if fast is None else fast
+
+
+def _times(g, y):
+    return g * y
 
 
 class Exp2Backward0(Node):
