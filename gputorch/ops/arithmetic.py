@@ -6,7 +6,6 @@ Python scalars stay scalars (no tensor is made for them).
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
-from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 from ..autograd.node import Node
 from ._common import _FAST_OPERANDS, array_rule, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
 from .complex_numbers import unit_phase
