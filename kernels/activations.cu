@@ -17,7 +17,7 @@ template <typename A> __device__ __forceinline__ A sigmoid_of(A x) { return A(1)
 
 template <int ACT, typename A> __device__ __forceinline__ A activate(A x) {
   if (ACT == 0) return x;
-  if (ACT == 1) return (x > A(0) || x != x) ? x : A(0);  // numpy.maximum(x, 0): NaN stays NaN
+  if (ACT == 1) return x < A(0) ? A(0) : x;  // NaN stays NaN, -0.0 stays -0.0 (PyTorch's clamp_min)
   if (ACT == 2) return (m_erf(x * A(GT_SQRT1_2)) + A(1)) * (x * A(0.5));
   if (ACT == 3) {
     A inner = x * x * x * A(GT_GELU_TANH_KAPPA) + x;

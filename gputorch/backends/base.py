@@ -69,6 +69,11 @@ class Backend:
         on ``device``."""
         return self.xp.asarray(value)
 
+    def relu(self, x):
+        """``max(x, 0)`` elementwise (a NaN stays NaN, -0.0 stays -0.0 as in PyTorch: NumPy's
+        ``maximum`` returns its second operand on a tie), as a new array: the ReLU forward."""
+        return self.xp.maximum(0, x)
+
     def fill_where(self, mask, value, values):
         """``values`` with ``value`` (a number or 0-d array of ``values``' dtype) where the boolean
         array ``mask`` (broadcastable to ``values``) is true: masked_fill, and a gradient masked by

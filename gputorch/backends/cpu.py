@@ -60,6 +60,9 @@ _BITWISE_MIN_SIZE = 4096   # below it, where's branches cost less than the extra
 _SAME_WIDTH_INT = {np.dtype(np.float16): np.int16, np.dtype(np.float32): np.int32, np.dtype(np.float64): np.int64}
 
 
+_ZERO_BLOCKS = {np.dtype(t): np.zeros(1 << 16, t) for t in (np.float32, np.float64)}   # read only, never written
+
+
 class CPUBackend(Backend):
     name = "cpu"
     xp = np
@@ -81,23 +84,43 @@ class CPUBackend(Backend):
         return value if value.ndim else _fresh_zero_dim(value)
 
     def fill_where(self, mask, value, values):
-        """As the base's, by bits on the integer view of the values: ``(values AND NOT m) OR
-        (value AND m)`` with ``m`` all ones where ``mask`` is true. NumPy's ``where`` branches per
-        element, and a mask made from data (an activation's) is as unpredictable as the data: on a
-        (64, 32, 28, 28) float32 ReLU gradient, 6.5 ms by ``where``, 0.66 ms by bits."""
+        """As the base's, by bits on the integer view of the values: ``values AND keep``, then
+        ``OR (value AND NOT keep)`` for a non-zero ``value``, with ``keep`` all ones where ``mask``
+        is false. NumPy's ``where`` branches per element, and a mask made from data (an
+        activation's) is as unpredictable as the data: on a (64, 32, 28, 28) float32 ReLU
+        gradient, 6.5 ms by ``where``, 0.36 ms by bits. ``keep`` is made in the mask's int8 view
+        (``mask - 1``: 0 -> -1, every bit set) and widened once."""
         bits = _SAME_WIDTH_INT.get(values.dtype)
         if bits is None or values.size < _BITWISE_MIN_SIZE or mask.dtype != np.bool_ or \
                 np.broadcast_shapes(mask.shape, values.shape) != values.shape:
             return super().fill_where(mask, value, values)
-        take = mask.view(np.int8).astype(bits)   # mask-sized (small when it broadcasts)
-        np.negative(take, out=take)              # 1 -> all bits set
-        keep = np.invert(take)
-        out = np.bitwise_and(values.view(bits), keep)
+        keep8 = np.subtract(mask.reshape(mask.shape or (1,)).view(np.int8), 1, dtype=np.int8)
+        keep = keep8.astype(bits)                 # mask-sized (small when it broadcasts)
+        result = np.empty(values.shape, values.dtype)   # its own memory: a gradient can be stolen
+        out = result.view(bits)
+        np.bitwise_and(keep, values.view(bits), out=out)
         fill = np.asarray(value, values.dtype).view(bits)
         if fill != 0:
+            take = np.invert(keep8, out=keep8).astype(bits)  # every bit set where the mask is true
             np.bitwise_and(take, fill, out=take)
             np.bitwise_or(out, take, out=out)
-        return keep_zero_dim(out.view(values.dtype))
+        return keep_zero_dim(result)
+
+    def relu(self, x):
+        """As the base's, against a block of zeros: NumPy's ``maximum`` with a scalar operand takes
+        a loop about 3x slower than with two arrays (489 against 173 us on 1.6M float32), so the
+        array is done in cache-sized pieces, each against the same zero block."""
+        zeros = _ZERO_BLOCKS.get(x.dtype)
+        if zeros is None or x.size < _BITWISE_MIN_SIZE or not x.flags.c_contiguous:
+            return super().relu(x)
+        src = x.reshape(-1)
+        result = np.empty(x.shape, x.dtype)
+        out = result.reshape(-1)
+        n, step = src.size, zeros.size
+        for i in range(0, n, step):
+            j = min(n, i + step)
+            np.maximum(zeros[:j - i], src[i:j], out=out[i:j])
+        return result
 
     def new_rng_engine(self, device, seed):
         from .numpy_engine import NumpyEngine

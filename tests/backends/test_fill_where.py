@@ -82,3 +82,11 @@ def test_relu_gradient_passes_nan_inputs_and_blocks_inf_gradients():
     t = gputorch.tensor(-2.0, requires_grad=True)
     t.relu().backward()
     assert t.grad.shape == () and t.grad.item() == 0.0
+
+
+def test_result_owns_its_memory():
+    """A masked gradient is a fresh array (no view of a scratch buffer), so AccumulateGrad can keep
+    it as ``.grad`` without a copy."""
+    values = np.random.default_rng(2).standard_normal((70, 90)).astype(np.float32)
+    got = CPU.fill_where(values < 0, 0.0, values)
+    assert got.base is None and got.flags.c_contiguous and got.flags.writeable

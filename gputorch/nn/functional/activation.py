@@ -214,6 +214,7 @@ class GeluBackward0(Node):
         xp = xp_of(a)
         ctx.save_for_backward(a)
         ctx.approximate = approximate
+        ctx.saves_result = False
         with quiet_errors():
             if approximate == "tanh":
                 inner = x * x * x
@@ -227,8 +228,8 @@ class GeluBackward0(Node):
             cdf = special_math.erf(x * _SQRT1_2, xp)
             cdf += 1
             cdf *= x * 0.5
-            if back is None and x.ndim and ctx.needs_input_grad and not _SAVED_HOOKS.stack:
-                ctx.saves_result = True   # see backward
+            # see backward (a backend's kernel sets it False: its fused gradient recomputes erf)
+            ctx.saves_result = bool(back is None and x.ndim and ctx.needs_input_grad and not _SAVED_HOOKS.stack)
             return _finish(cdf, back)
 
     def backward(ctx, grad):
