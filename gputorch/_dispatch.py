@@ -100,7 +100,10 @@ def apply(cls, *args, **params):
                 finally:
                     del error   # no frame -> exception -> traceback -> frame cycle holding the tensors
         raise
-    except NotImplementedError:   # a dtype the op refuses: PyTorch checks the shapes first
+    except NotImplementedError as exc:
+        if "not implemented for" not in str(exc):   # not a dtype refusal (e.g. a library refusing in a
+            raise                                    # CUDA graph capture): its own words stand
+        # a dtype the op refuses: PyTorch checks the shapes first
         error = broadcast_error([t._data.shape for t in tensors])
         if error is not None:
             try:
