@@ -15,6 +15,7 @@ import traceback
 from . import _dtype
 from ._bfloat16 import VIEW_OPS, forward_in_float32
 from ._broadcast import broadcast_error
+from ._fp_errors import quiet as _quiet, restore as _restore
 from .amp.autocast_mode import STATE as _AUTOCAST, cast_inputs
 from ._tracing import STATE as _TRACE
 from .backends.base import elements_share_memory
@@ -85,6 +86,7 @@ def apply(cls, *args, **params):
     else:
         ctx = NoGradContext()
     device_ctx = dev._ctx
+    quiet = _quiet()     # NumPy's floating-point warnings: PyTorch gives inf and NaN silently
     try:
         if device_ctx is None:
             out = forward(ctx, *args, **params)
@@ -114,6 +116,9 @@ def apply(cls, *args, **params):
     except OverflowError as exc:  # a Python number that the tensor's dtype cannot hold
         raise RuntimeError(f"value cannot be converted to the tensor's type without overflow ({exc}) "
                            f"(when running {_op_name(cls)})") from None
+    finally:
+        if quiet is not None:
+            _restore(quiet)
     if cls.moves_device:
         dev = params["device"]
         backend = dev._backend

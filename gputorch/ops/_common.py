@@ -7,6 +7,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..backends.cpu import keep_zero_dim
 from .._type_info import finfo
+from .._fp_errors import quiet_errors  # noqa: F401  (re-exported: the ops' name for it)
 from ..autograd.grad_mode import GRAD_ENABLED as _GRAD_ENABLED
 
 _PROMOTE = _dtype._PROMOTE
@@ -162,50 +163,6 @@ def cast_grad(grad, dt):
     if grad._dtype.is_complex and not dt.is_complex:
         grad = grad.real
     return grad if grad._dtype is dt else grad.to(dt)
-
-
-try:   # NumPy >= 2 keeps its error state in a context variable: setting it directly costs a
-    # tenth of building an ``np.errstate`` on every op
-    from numpy._core._ufunc_config import _extobj_contextvar as _ERROR_STATE, _make_extobj
-    _IGNORE_ALL = _make_extobj(all="ignore")
-except ImportError:   # NumPy 1.x
-    _ERROR_STATE = None
-
-
-class _QuietErrors:
-    """``with``: NumPy's floating-point errors ignored inside, the caller's state restored after."""
-
-    __slots__ = ("token",)
-
-    def __enter__(self):
-        self.token = _ERROR_STATE.set(_IGNORE_ALL)
-
-    def __exit__(self, *exc):
-        _ERROR_STATE.reset(self.token)
-
-
-class _AlreadyQuiet:
-    """``with`` that does nothing: the errors are already ignored (an op inside an op)."""
-
-    __slots__ = ()
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, *exc):
-        pass
-
-
-_ALREADY_QUIET = _AlreadyQuiet()
-
-
-def quiet_errors():
-    """Silence NumPy's floating-point warnings (PyTorch gives inf/nan silently)."""
-    if _ERROR_STATE is None:
-        return np.errstate(all="ignore")
-    if _ERROR_STATE.get() is _IGNORE_ALL:
-        return _ALREADY_QUIET
-    return _QuietErrors()
 
 
 def array_rule(fn, grad, *operands, with_xp=False):

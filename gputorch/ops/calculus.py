@@ -62,8 +62,8 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     """The integral of ``y`` along ``dim`` by the trapezoidal rule: sample points ``x`` (a tensor:
     1-d along ``dim``, or broadcasting with ``y``) or a uniform spacing ``dx`` (default 1)."""
     _require("trapezoid", "y", y)
+    d = _integration_dim(y, dim)       # PyTorch checks the dim before the dtypes
     _refuse_bool("trapezoid", y, x)
-    d = _integration_dim(y, dim)
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments: both x and dx")
     if y._data.shape[d] == 0:   # an empty integral: zeros of y's own dtype
@@ -87,8 +87,9 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoidal integral of ``y`` along ``dim`` (one value fewer than ``y`` has
     there): sample points ``x`` or a uniform spacing ``dx`` (default 1)."""
     _require("cumulative_trapezoid", "y", y)
-    _refuse_bool("cumulative_trapezoid", y, x)
+    _refuse_bool("cumulative_trapezoid", y, None)   # PyTorch's order: y's dtype, the dim, x's dtype
     d = _integration_dim(y, dim)
+    _refuse_bool("cumulative_trapezoid", y, x)
     n = y._data.shape[d]
     if n == 0:
         empty = _floating(y).narrow(d, 0, 0)

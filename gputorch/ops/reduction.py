@@ -67,7 +67,8 @@ def _sum_array(a, dims, keepdim, dtype):
         out = np.int64 if dtype is None else x.dtype
         return x.sum(axis=dims, keepdims=keepdim, dtype=out)
     acc = _acc(x)
-    return _finish(x.sum(axis=dims, keepdims=keepdim, dtype=acc), x.dtype)
+    with quiet_errors():     # a sum past the largest float is inf, silently, as in PyTorch
+        return _finish(x.sum(axis=dims, keepdims=keepdim, dtype=acc), x.dtype)
 
 
 class SumBackward0(Node):
@@ -552,10 +553,10 @@ class LinalgVectorNormBackward0(Node):
             return g * a.sign()
         out = keep_reduced(ctx.saved_result, shape, dims, ctx.keepdim)
         zero = out._data == 0
-        if p == 2:
+        if p == 2:   # a * (g / norm), as PyTorch orders it: g * a could overflow where the ratio does not
             if zero.any():
-                return g * a / (out + const(zero, out)) * const(~zero, out)
-            return g * a / out
+                return a * (g / (out + const(zero, out)) * const(~zero, out))
+            return a * (g / out)
         if p == math.inf or p == -math.inf:
             # Split evenly between the entries that attain the norm (PyTorch's rule for ties); a NaN
             # norm is attained by none, and then the gradient is 0, as PyTorch's (not 0/0).

@@ -157,6 +157,24 @@ def test_stride1_input_grad_by_adjoint_convolution(fname, x_shape, w_shape, kwar
     _parity(fname, device, x_shape, w_shape, True, **kwargs)
 
 
+def test_stride1_input_grad_with_an_infinite_weight_matches_torch(device):
+    """The adjoint convolution would multiply the infinite weight by grad's zero padding (NaN);
+    such weights take col2im, which adds nothing there, as torch does."""
+    torch = _torch()
+    x = np.random.randn(1, 4, 5, 5)
+    w = np.random.randn(3, 4, 3, 3)
+    w[0, 1, 2, 0] = np.inf
+    ours = _t(x, device)
+    F.conv2d(ours, _t(w, device, False), padding=1).backward(gputorch.ones(1, 3, 5, 5, dtype=gputorch.float64,
+                                                                            device=device))
+    ref = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.conv2d(ref, torch.tensor(w), padding=1).backward(torch.ones(1, 3, 5, 5, dtype=torch.float64))
+    got, want = to_numpy(ours.grad), ref.grad.numpy()
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    assert np.isfinite(got).sum() > 0
+    np.testing.assert_allclose(got[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-10)
+
+
 def test_adjoint_weight_flips_and_swaps_channels():
     from gputorch.nn.functional._windows import _adjoint_weight
     w = np.random.randn(4, 3, 2, 3)

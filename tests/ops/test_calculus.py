@@ -72,3 +72,21 @@ def test_errors(device):
         gputorch.gradient(y[:, :2], dim=1, edge_order=2)
     with pytest.raises(RuntimeError, match="a list of length equal to 'self.dim\\(\\) = 2'"):
         gputorch.gradient(y, spacing=[1.0, 2.0, 3.0])
+
+
+@pytest.mark.parametrize("fn", ["trapezoid", "cumulative_trapezoid"])
+def test_bool_and_dim_errors_come_in_torchs_order(fn, device):
+    """trapezoid checks the dim before any dtype; cumulative_trapezoid checks y's dtype, then the
+    dim, then x's dtype (PyTorch's order)."""
+    f = getattr(gputorch, fn)
+    y_bool = gputorch.tensor([True, False], device=device)
+    if fn == "trapezoid":
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            f(y_bool, dim=1)
+    else:
+        with pytest.raises(RuntimeError, match="bool input for `y`"):
+            f(y_bool, dim=1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        f(gputorch.tensor([1.0, 2.0], device=device), gputorch.tensor([True, False], device=device), dim=3)
+    with pytest.raises(RuntimeError, match="bool input for `x`"):
+        f(gputorch.tensor([1.0, 2.0], device=device), gputorch.tensor([True, False], device=device))

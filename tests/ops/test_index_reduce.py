@@ -94,3 +94,20 @@ def test_amax_amin_at_a_nan_result_give_nan_gradients(device, reduce):
     src = gputorch.tensor([2.0], device=device, requires_grad=True)
     b.scatter_reduce(0, gputorch.tensor([1], device=device), src, reduce).sum().backward()
     assert_close(src.grad, np.array([0.5], np.float32))   # a tie with self: half each
+
+
+def test_bool_mean_is_refused_unless_nothing_is_reduced(device):
+    """PyTorch's mean divides (floor division for integers), which bool has not: index_reduce names
+    div_floor, scatter_reduce its gather kernel; with an empty index nothing is computed and the input
+    comes back, still bool."""
+    a = gputorch.tensor([[False, True], [True, True]], device=device)
+    src = gputorch.tensor([[True, True], [False, True]], device=device)
+    with pytest.warns(UserWarning, match="beta"), pytest.raises(NotImplementedError, match="div_floor_.* for 'Bool'"):
+        a.index_reduce(0, gputorch.tensor([0, 0], device=device), src, "mean")
+    with pytest.raises(NotImplementedError, match="reduce_mean\" not implemented for 'Bool'"):
+        gputorch.scatter_reduce(a, 0, gputorch.tensor([[0, 0]], device=device), src[:1], "mean")
+    with pytest.warns(UserWarning, match="beta"):
+        empty = a.index_reduce(0, gputorch.zeros(0, dtype=gputorch.int32, device=device),
+                               gputorch.zeros((0, 2), dtype=gputorch.bool, device=device), "mean")
+    assert empty.dtype == gputorch.bool
+    np.testing.assert_array_equal(empty.cpu().numpy(), [[False, True], [True, True]])

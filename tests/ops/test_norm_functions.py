@@ -137,3 +137,13 @@ def test_inf_norm_gradients_are_zero_where_the_norm_is_nan(device):
     rows = gputorch.tensor([[nan, 1.0], [2.0, -3.0]], device=device, requires_grad=True)
     gputorch.linalg.vector_norm(rows, inf, dim=1).sum().backward()
     np.testing.assert_array_equal(rows.grad.cpu().numpy(), [[0.0, 0.0], [0.0, -1.0]])
+
+
+def test_dist_gradient_where_the_norm_overflows(device):
+    """The 2-norm's gradient is x * (g / norm) (PyTorch's order): with a norm that overflows to inf
+    it is -0/0, where g * x / norm gave inf / inf = NaN for an upstream gradient above 1."""
+    a = gputorch.tensor([[0.01], [-0.09], [0.6]], device=device, requires_grad=True)
+    b = gputorch.tensor([[0.38], [0.43], [3e38]], device=device, requires_grad=True)
+    (gputorch.dist(a, b) * -1.5).backward()
+    assert np.isfinite(a.grad.cpu().numpy()).all() and not a.grad.cpu().numpy().any()
+    assert np.isfinite(b.grad.cpu().numpy()).all() and not b.grad.cpu().numpy().any()

@@ -552,3 +552,14 @@ def test_acosh_gradient_at_minus_one_is_plus_inf(device):
         g = x.grad.cpu().double().numpy()
         assert g[0] == np.inf and g[1] == np.inf and np.isnan(g[2])
         assert abs(g[3] - 1 / np.sqrt(3.0)) < 1e-3
+
+
+def test_hypot_gradient_near_the_largest_float(device):
+    """grad * (x / hypot): the ratio is 1 here; grad / hypot first fell into the subnormals (an error
+    of half the value), grad * x first overflows (PyTorch gives inf)."""
+    a = gputorch.tensor([-0.04, -0.52, -0.07], device=device, requires_grad=True)
+    b = gputorch.tensor([3e38], device=device, requires_grad=True)
+    w = gputorch.tensor([1.5, -0.25, 2.0], device=device)
+    (gputorch.hypot(a, b) * w).sum().backward()
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [3.25], rtol=1e-6)
+    assert np.isfinite(a.grad.cpu().numpy()).all()

@@ -199,7 +199,9 @@ def conv_input_grad(xp, grad, weight, x_shape, stride, padding, dilation, groups
     kernel = tuple(weight.shape[2:])
     if groups == 1 and o <= cg and all(s == 1 for s in stride):
         adjoint_padding = _adjoint_padding(weight.shape, padding, dilation)
-        if adjoint_padding is not None:
+        # (the adjoint convolution multiplies the weight by grad's zero padding: 0 * inf would be NaN
+        # where col2im adds nothing)
+        if adjoint_padding is not None and bool(xp.isfinite(weight).all()):
             return conv_forward(xp, grad, _adjoint_weight(xp, weight, groups), stride, adjoint_padding, dilation,
                                 groups, tuple(x_shape[2:]))
     kk = cg * math.prod(kernel)

@@ -51,6 +51,11 @@ class ScatterReduceBackward0(Node):
             else:
                 xp.minimum.at(x, key, part)
             if reduce == "mean":
+                if dt.kind == "b":   # the mean divides (floor division for integers): none for bool
+                    if idx.size:
+                        raise NotImplementedError(f"\"scatter_gather_tensor_{a._device.type}_reduce_mean\" not "
+                                                  "implemented for 'Bool'")
+                    return x
                 count = xp.full(x.shape, 1 if include_self else 0, dt)
                 xp.add.at(count, key, 1)
                 count = xp.maximum(count, 1)
@@ -207,6 +212,8 @@ def _slice_index(name, input, dim, index, source, reduce):
     if n and bool(((index._data < 0) | (index._data >= size)).any()):
         raise IndexError("index out of range in self")
     warnings.warn("index_reduce() is in beta and the API may change at any time.", UserWarning, stacklevel=3)
+    if reduce == "mean" and input._dtype is _dtype.bool and n:
+        raise NotImplementedError(f"\"div_floor_{input._device.type}\" not implemented for 'Bool'")
     if not shape:   # a 0-d input: its one element as a 1-d slice
         return d, index.to(_dtype.int64).reshape(1)
     spread = [1] * len(shape)

@@ -144,9 +144,11 @@ class HypotBackward0(Node):
     def backward(ctx, grad):
         a, b = ctx.saved_values
         need = ctx.needs_input_grad
-        scale = grad / ctx.saved_result
-        return (grad_for(scale * a, a) if need[0] else None,
-                grad_for(scale * b, b) if need[1] else None)
+        # grad * (x / hypot): the ratio is at most 1 in magnitude, so nothing overflows or falls into
+        # the subnormals where x or hypot is huge (PyTorch's grad * x / hypot overflows there)
+        result = ctx.saved_result
+        return (grad_for(grad * (a / result), a) if need[0] else None,
+                grad_for(grad * (b / result), b) if need[1] else None)
 
 
 class LogaddexpBackward0(Node):
