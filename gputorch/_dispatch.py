@@ -15,7 +15,7 @@ import traceback
 from . import _dtype
 from ._bfloat16 import VIEW_OPS, forward_in_float32
 from ._broadcast import broadcast_error
-from ._fp_errors import quiet as _quiet, restore as _restore
+from ._fp_errors import IGNORE_ALL as _IGNORE_FP, STATE as _FP_STATE
 from .amp.autocast_mode import STATE as _AUTOCAST, cast_inputs
 from ._tracing import STATE as _TRACE
 from .backends.base import elements_share_memory
@@ -86,7 +86,8 @@ def apply(cls, *args, **params):
     else:
         ctx = NoGradContext()
     device_ctx = dev._ctx
-    quiet = _quiet()     # NumPy's floating-point warnings: PyTorch gives inf and NaN silently
+    # NumPy's floating-point warnings off (PyTorch gives inf and NaN silently): quiet_errors, inlined
+    quiet = None if _FP_STATE.get() is _IGNORE_FP else _FP_STATE.set(_IGNORE_FP)
     try:
         if device_ctx is None:
             out = forward(ctx, *args, **params)
@@ -118,7 +119,7 @@ def apply(cls, *args, **params):
                            f"(when running {_op_name(cls)})") from None
     finally:
         if quiet is not None:
-            _restore(quiet)
+            _FP_STATE.reset(quiet)
     if cls.moves_device:
         dev = params["device"]
         backend = dev._backend

@@ -4,7 +4,7 @@ once per op; code that computes on arrays outside an op enters it itself).
 """
 import numpy as np
 
-__all__ = ["quiet_errors", "errors_quiet", "quiet", "restore"]
+__all__ = ["quiet_errors", "STATE", "IGNORE_ALL"]
 
 try:   # NumPy >= 2 keeps its error state in a context variable: setting it directly costs a
     # tenth of building an ``np.errstate`` on every op
@@ -50,19 +50,8 @@ def quiet_errors():
     return _QuietErrors()
 
 
-def errors_quiet():
-    """Whether NumPy's floating-point errors are ignored now (inside an op)."""
-    return _ERROR_STATE is not None and _ERROR_STATE.get() is _IGNORE_ALL
-
-
-def quiet():
-    """Ignore NumPy's floating-point errors until :func:`restore` is given the returned token
-    (the dispatcher's cheaper form of ``with quiet_errors():``; NumPy >= 2 only, else None)."""
-    if _ERROR_STATE is None or _ERROR_STATE.get() is _IGNORE_ALL:
-        return None
-    return _ERROR_STATE.set(_IGNORE_ALL)
-
-
-def restore(token):
-    if token is not None:
-        _ERROR_STATE.reset(token)
+if _ERROR_STATE is not None:
+    STATE, IGNORE_ALL = _ERROR_STATE, _IGNORE_ALL    # for the dispatcher's inline form of quiet_errors
+else:   # NumPy 1.x: a context variable nothing reads; every op silences itself with np.errstate
+    import contextvars
+    STATE, IGNORE_ALL = contextvars.ContextVar("gputorch_unused_fp_state", default=None), object()
