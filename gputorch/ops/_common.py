@@ -59,6 +59,25 @@ def operand_arrays(a, b):
     return a, _cast(b._data, dt), dt
 
 
+def half_with_number(x, y, dt):
+    """Whether a float16 op has a Python number operand (``x`` or ``y`` as :func:`operand_arrays`
+    gives them). PyTorch computes such an op in float32 (its "opmath" type) with the number as a
+    float32 and rounds the result once; NumPy would round the number to float16 first (1e30 to inf,
+    1e-5 to a subnormal of 3 digits). See :func:`in_float32`."""
+    return dt is _dtype.float16 and (x.__class__ in _PY_NUMBERS or y.__class__ in _PY_NUMBERS)
+
+
+_PY_NUMBERS = (int, float)
+
+
+def in_float32(op, x, y):
+    """``op(x, y)`` computed in float32 and rounded to float16 (``x``/``y``: float16 arrays or Python
+    numbers)."""
+    x = x.astype(np.float32) if hasattr(x, "astype") else x
+    y = y.astype(np.float32) if hasattr(y, "astype") else y
+    return op(x, y).astype(np.float16)
+
+
 _INT_BITS = {d: (d.itemsize * 8, d.is_signed) for d in _dtype.ALL_DTYPES if d._category == 1}
 
 

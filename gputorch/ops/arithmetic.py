@@ -3,11 +3,15 @@
 Each op broadcasts its operands and promotes their dtypes as PyTorch does;
 Python scalars stay scalars (no tensor is made for them).
 """
+import numbers
+
+import numpy as np
+
 from .. import _dtype
 from .._dispatch import apply, apply_inplace
 from .._tensor import Tensor
 from ..autograd.node import Node
-from ._common import _FAST_OPERANDS, array_rule, cast_grad, check_operand, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
+from ._common import _FAST_OPERANDS, array_rule, cast_grad, check_operand, half_with_number, in_float32, stored_scalar, write_out as _maybe_out, first_tensor, grad_for, operand_arrays, quiet_errors, sum_to_shape, xp_of
 from .complex_numbers import unit_phase
 from .registry import reflected, tensor_method
 
@@ -103,6 +107,10 @@ def _times(g, other):
     return g * other
 
 
+def _product(x, y):
+    return x * y
+
+
 def _array_grad(grad, other, meta, op):
     """``op(grad's array, other's)`` (``other`` a tensor like the gradient, a Python float or None)
     as the gradient of an operand described by ``meta`` (shape, dtype) when nothing is to be
@@ -114,7 +122,7 @@ def _array_grad(grad, other, meta, op):
 
 class MulBackward0(Node):
     def forward(ctx, a, b):
-        x, y, _ = operand_arrays(a, b)
+        x, y, dt = operand_arrays(a, b)
         need = ctx.needs_input_grad  # one flag per tensor operand; empty when nothing is recorded
         if need:
             need_a = need[0] and isinstance(a, Tensor)
@@ -122,6 +130,8 @@ class MulBackward0(Node):
             # Each gradient needs only the other operand: save just what will be used.
             ctx.save_for_backward(a if need_b else None, b if need_a else None)
             ctx.metas = (_meta(a), _meta(b))
+        if half_with_number(x, y, dt):
+            return in_float32(_product, x, y)
         with quiet_errors():
             return x * y
 
@@ -164,6 +174,8 @@ class DivBackward0(Node):
                 f = _dtype.get_default_dtype().np
                 x = x.astype(f) if hasattr(x, "astype") else x
                 y = y.astype(f) if hasattr(y, "astype") else y
+            if half_with_number(x, y, dt):
+                return in_float32(xp.true_divide, x, y)
             with quiet_errors():
                 return xp.true_divide(x, y)
         if rounding_mode not in ("trunc", "floor"):
@@ -531,6 +543,16 @@ def square(input, *, out=None):
     return pow(input, 2, out=out)
 
 
+def _reflected_true_divide(self, other):
+    """``other / self`` for a non-tensor ``other``: ``reciprocal(self) * other``, as PyTorch computes
+    it (the same rounding, and a MulBackward0 over a ReciprocalBackward0 in the graph)."""
+    if isinstance(other, Tensor):
+        return div(other, self)
+    if not isinstance(other, (numbers.Number, np.bool_)):
+        return NotImplemented          # Python's own TypeError, as for torch
+    return mul(reciprocal(self), other)
+
+
 # In-place variants and reflected operators come from the same op definitions.
 @tensor_method("add_", "__iadd__")
 def add_(self, other, *, alpha=1):
@@ -616,7 +638,7 @@ def float_power_(self, exponent):
 
 
 tensor_method("__rsub__")(reflected(sub))
-tensor_method("__rtruediv__", "__rdiv__")(reflected(div))
+tensor_method("__rtruediv__", "__rdiv__")(_reflected_true_divide)
 tensor_method("__rfloordiv__")(reflected(floor_divide))
 tensor_method("__rmod__")(reflected(remainder))
 tensor_method("__rpow__")(reflected(pow))

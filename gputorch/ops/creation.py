@@ -473,7 +473,10 @@ def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None):
-    return _like(_fill_value(fill_value), input, dtype, device, requires_grad)
+    """``full`` of ``input``'s shape (and dtype and device unless given); the value is checked and
+    stored as ``full`` stores it (uint8 and -1 -> 255)."""
+    fill = stored_scalar(_fill_value(fill_value), _dtype.to_dtype(dtype) if dtype is not None else input._dtype)
+    return _like(fill, input, dtype, device, requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,

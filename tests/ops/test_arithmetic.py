@@ -191,3 +191,42 @@ def test_array_gradients_of_elementwise_ops_equal_tensor_op_gradients(device, dt
     for p_, r_, leaf in zip(plain, recorded, leaves):
         assert p_.dtype == r_.dtype == leaf.dtype and p_.shape == r_.shape == leaf.shape
         np.testing.assert_array_equal(p_.cpu().numpy(), r_.detach().cpu().numpy())
+
+
+def test_float16_with_a_python_number_rounds_as_pytorch(device):
+    """PyTorch multiplies and divides a float16 tensor by a Python number in float32 (the number is
+    not rounded to float16 first: -0.0 * 1e30 is -0.0, x * 1e-5 keeps its digits), but adds and
+    subtracts the number as a float16 (65000 - 70000 is -inf). Bit for bit, against values computed
+    by hand in NumPy."""
+    x = np.array([1000.0, -0.0, 3.0, 0.1, 65000.0, 7.0], np.float16)
+    t = gputorch.tensor(x, device=device)
+    f32 = x.astype(np.float32)
+
+    def same(got, want):
+        with np.errstate(over="ignore"):
+            want = want.astype(np.float16)
+        np.testing.assert_array_equal(got.cpu().numpy().view(np.uint16), want.view(np.uint16))
+
+    for s in (1e-5, 1e30, 7e4, 3.3):
+        same(t * s, f32 * np.float32(s))
+        same(s * t, f32 * np.float32(s))
+        same(t / s, f32 / np.float32(s))
+    with np.errstate(over="ignore"):
+        for s in (1e-5, 7e4, 3.3):
+            same(t + s, (f32 + np.float32(np.float16(s))))
+            same(t - s, (f32 - np.float32(np.float16(s))))
+
+
+def test_number_divided_by_a_tensor_is_a_reciprocal_times_the_number(device):
+    """``s / t`` is ``t.reciprocal() * s`` in PyTorch: the same bits, and that graph."""
+    torch = pytest.importorskip("torch")
+    x = np.array([3.0, 7.0, 11.0, 0.1, -0.0], np.float32)
+    t = gputorch.tensor(x, device=device, requires_grad=True)
+    y = 2.5 / t
+    np.testing.assert_array_equal(y.detach().cpu().numpy().view(np.uint32),
+                                  (2.5 / torch.tensor(x)).numpy().view(np.uint32))
+    assert y.grad_fn.name() == "MulBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+    assert (2 / gputorch.tensor([4, 3], device=device)).dtype == gputorch.float32
+    with pytest.raises(TypeError, match="unsupported operand"):
+        "x" / t

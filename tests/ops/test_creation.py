@@ -467,3 +467,15 @@ def test_arange_checks_the_step_sign_before_an_integer_dtype_truncates_it(device
             gputorch.arange(*args, dtype=gputorch.int64, device=device)
     with pytest.raises(ValueError, match="step must be nonzero"):
         gputorch.arange(3, 5, 0.5, dtype=gputorch.int64, device=device)
+
+
+def test_full_like_stores_the_value_as_full_does(device):
+    """An unsigned dtype takes negative integers down to -max, wrapping (uint8: -1 -> 255,
+    -200 -> 56); past that, or NaN for an integer dtype, PyTorch's overflow error."""
+    u = gputorch.tensor([1, 2], dtype=gputorch.uint8, device=device)
+    np.testing.assert_array_equal(gputorch.full_like(u, -1).cpu().numpy(), [255, 255])
+    np.testing.assert_array_equal(gputorch.full_like(u, -200).cpu().numpy(), [56, 56])
+    for bad in (300, -256, float("nan")):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+            gputorch.full_like(u, bad)
+    assert gputorch.full_like(u, 2.5, dtype=gputorch.float16).dtype == gputorch.float16
