@@ -986,3 +986,23 @@ def test_hinge_embedding_loss_of_integers_keeps_their_dtype(device):
         np.testing.assert_array_equal(out.cpu().numpy(), [[9, 0, 9], [3, 3, 0], [1, 1, 4]])
     assert F.hinge_embedding_loss(x, t.abs().to(gputorch.uint8), reduction="none").dtype == gputorch.int64
     assert F.hinge_embedding_loss(x.float(), t, reduction="none").dtype == gputorch.float32
+
+
+def test_multi_margin_loss_counts_only_positive_terms_as_torch(device):
+    """PyTorch adds a term where ``margin - x[y] + x[i] > 0``: a NaN term (a NaN input) adds nothing
+    and passes no gradient, and a term at exactly 0 passes none either."""
+    torch = pytest.importorskip("torch")
+    x = np.array([[-0.27, -0.95, -1.24, -0.27], [2.74, np.nan, -1.25, 0.64], [0.5, 0.0, 1.0, -0.5]])
+    y = np.array([3, 1, 0])
+    w = np.array([0.57, 1.96, 1.27, 0.33])
+    for p in (1, 2):
+        ours = gputorch.tensor(x, device=device, requires_grad=True)
+        ref = torch.tensor(x, requires_grad=True)
+        out = F.multi_margin_loss(ours, gputorch.tensor(y, device=device), p=p,
+                                  weight=gputorch.tensor(w, device=device), reduction="sum")
+        expected = torch.nn.functional.multi_margin_loss(ref, torch.tensor(y), p=p, weight=torch.tensor(w),
+                                                         reduction="sum")
+        out.backward()
+        expected.backward()
+        np.testing.assert_allclose(out.item(), expected.item(), rtol=1e-12)
+        np.testing.assert_allclose(ours.grad.cpu().numpy(), ref.grad.numpy(), rtol=1e-12, atol=0)

@@ -921,13 +921,14 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if n and (bool((y._data < 0).any()) or bool((y._data >= c).any())):
         raise RuntimeError("target out of range")
     z = margin - rows.gather(1, y) + rows
-    h = z.clamp_min(0)
+    # a term counts where z > 0, as PyTorch's kernel tests it: a NaN z (NaN input) adds nothing
+    counted = ones_like(z, dtype=_dtype.bool).scatter(1, y, False).logical_and(z > 0)
+    h = where(counted, z, zeros_like(z))
     if p == 2:
         h = h * h
     if weight is not None:
         h = h * weight[y]
-    others = ones_like(h, dtype=_dtype.bool).scatter(1, y, False)
-    per_sample = where(others, h, zeros_like(h)).sum(1) / c
+    per_sample = h.sum(1) / c
     if input.dim() < 2:
         per_sample = per_sample.reshape(())
     return _reduce_rows(per_sample, reduction)
