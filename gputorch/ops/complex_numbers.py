@@ -147,9 +147,12 @@ def view_as_complex(input):
     ``(*S)``."""
     require_tensor("view_as_complex", input)
     dt, x = input._dtype, input._data
+    if dt is _dtype.float16:
+        raise RuntimeError("view_as_complex: gputorch has no complex32 (ComplexHalf) dtype for a float16 tensor to "
+                           "view; convert it to float32 first")
     if dt not in (_dtype.float32, _dtype.float64):
-        raise RuntimeError(f"view_as_complex is only supported for float and double tensors, but got a tensor "
-                           f"of scalar type: {_dtype.legacy_name(dt)}")
+        raise RuntimeError(f"view_as_complex is only supported for half, float and double tensors, but got a "
+                           f"tensor of scalar type: {_dtype.legacy_name(dt)}")
     if not x.ndim or x.shape[-1] != 2:
         raise RuntimeError("Tensor must have a last dimension of size 2")
     if x.size and x.strides[-1] != dt.itemsize:

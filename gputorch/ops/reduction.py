@@ -515,7 +515,8 @@ class LinalgVectorNormBackward0(Node):
 
     def forward(ctx, a, ord, dims, keepdim, single_entry_exact=True, of_moduli=False):
         """``single_entry_exact``: a norm of one entry is its absolute value (PyTorch's vector norm;
-        its distance kernels square it, and overflow, instead). ``of_moduli``: ``a`` holds the moduli
+        its distance kernels square it, and overflow, instead, and their count of non-zeros, ord 0,
+        is NaN where a difference is NaN). ``of_moduli``: ``a`` holds the moduli
         of a complex tensor (PyTorch then gives the count of non-zeros, ord 0, no gradient at all)."""
         ctx.save_for_backward(a)
         ctx.ord, ctx.dims, ctx.keepdim, ctx.of_moduli = ord, dims, keepdim, of_moduli
@@ -537,6 +538,8 @@ class LinalgVectorNormBackward0(Node):
                 r = xp.abs(xa).min(axis=dims, keepdims=keepdim)
             elif ord == 0:
                 r = (xa != 0).sum(axis=dims, keepdims=keepdim, dtype=xa.dtype)
+                if not single_entry_exact:   # the distance kernels' count is NaN where a difference is
+                    r = xp.where(xp.isnan(xa).any(axis=dims, keepdims=keepdim), xp.nan, r)
             else:
                 r = (xp.abs(xa) ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
         return _finish(xp.asarray(r), x.dtype)

@@ -65,8 +65,10 @@ def test_view_as_complex_checks(device):
         T.view_as_complex(T.ones(3, 3, device=device))
     with pytest.raises(RuntimeError, match="last dimension with stride 1"):
         T.view_as_complex(T.ones(2, 4, device=device)[:, ::2])
-    with pytest.raises(RuntimeError, match="only supported for float and double"):
+    with pytest.raises(RuntimeError, match="only supported for half, float and double tensors.*Long"):
         T.view_as_complex(T.ones(3, 2, dtype=T.int64, device=device))
+    with pytest.raises(RuntimeError, match="no complex32"):
+        T.view_as_complex(T.ones(3, 2, dtype=T.float16, device=device))
     with pytest.raises(RuntimeError, match="only supported for complex tensors"):
         T.view_as_real(T.ones(3, device=device))
 

@@ -147,3 +147,12 @@ def test_dist_gradient_where_the_norm_overflows(device):
     (gputorch.dist(a, b) * -1.5).backward()
     assert np.isfinite(a.grad.cpu().numpy()).all() and not a.grad.cpu().numpy().any()
     assert np.isfinite(b.grad.cpu().numpy()).all() and not b.grad.cpu().numpy().any()
+
+
+def test_pdist_and_cdist_p0_are_nan_where_a_difference_is_nan(device):
+    """PyTorch's distance kernels count non-zeros with NaN propagating (vector_norm's p=0 counts a NaN
+    as non-zero)."""
+    x = gputorch.tensor([[float("nan"), 1.0], [0.0, 1.0], [2.0, 2.0]], device=device)
+    np.testing.assert_array_equal(gputorch.pdist(x, p=0).cpu().numpy(), [np.nan, np.nan, 2.0])
+    np.testing.assert_array_equal(gputorch.cdist(x, x, p=0).cpu().numpy()[1], [np.nan, 0.0, 2.0])
+    np.testing.assert_array_equal(gputorch.linalg.vector_norm(x, 0, dim=1).cpu().numpy(), [2.0, 1.0, 2.0])

@@ -563,3 +563,13 @@ def test_hypot_gradient_near_the_largest_float(device):
     (gputorch.hypot(a, b) * w).sum().backward()
     np.testing.assert_allclose(b.grad.cpu().numpy(), [3.25], rtol=1e-6)
     assert np.isfinite(a.grad.cpu().numpy()).all()
+
+
+def test_nextafter_gradient_is_zero_where_input_equals_other(device):
+    """PyTorch passes the gradient to ``input`` except where ``input == other`` (the result is
+    ``other`` there); ``other`` gets none."""
+    a = gputorch.tensor([-0.0, -float("inf"), -1.15, 2.0], device=device, requires_grad=True)
+    b = gputorch.tensor([0.0, -0.1, 0.0, 2.0], device=device, requires_grad=True)
+    (a.nextafter(b) * gputorch.tensor([2.0, 3.0, 4.0, 5.0], device=device)).sum().backward()
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [0.0, 3.0, 4.0, 0.0])
+    np.testing.assert_array_equal(b.grad.cpu().numpy(), [0.0, 0.0, 0.0, 0.0])

@@ -160,11 +160,13 @@ class NextafterBackward0(Node):
         return xp_of(a).nextafter(x, y)
 
     def backward(ctx, grad):
-        """PyTorch's convention: the step is treated as the identity in ``input``, constant in ``other``."""
+        """PyTorch's convention: the step is treated as the identity in ``input`` (but where ``input``
+        equals ``other``, and the result is ``other``, its gradient is 0), constant in ``other``."""
+        from ..comparison import where
         from ..creation import zeros
         a, b = ctx.saved_values
         need = ctx.needs_input_grad
-        return (grad_for(grad, a) if need[0] else None,
+        return (grad_for(where(a == b, 0.0, grad), a) if need[0] else None,
                 zeros(b._data.shape, dtype=b._dtype, device=grad._device) if need[1] else None)
 
 
