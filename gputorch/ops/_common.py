@@ -61,9 +61,10 @@ def operand_arrays(a, b):
 
 def half_with_number(x, y, dt):
     """Whether a float16 op has a Python number operand (``x`` or ``y`` as :func:`operand_arrays`
-    gives them). PyTorch computes such an op in float32 (its "opmath" type) with the number as a
-    float32 and rounds the result once; NumPy would round the number to float16 first (1e30 to inf,
-    1e-5 to a subnormal of 3 digits). See :func:`in_float32`."""
+    gives them). PyTorch multiplies and divides such operands in float32 (its "opmath" type), the
+    number kept as a float32, and rounds the result once; NumPy would round the number to float16
+    first (1e30 to inf, 1e-5 to a subnormal of 3 digits). (Its add and sub do round the number to
+    float16 first, as NumPy does.) See :func:`in_float32`."""
     return dt is _dtype.float16 and (x.__class__ in _PY_NUMBERS or y.__class__ in _PY_NUMBERS)
 
 
@@ -204,7 +205,7 @@ def array_rule(fn, grad, *operands, with_xp=False):
             if o._dtype is not dt or o._data.shape != g.shape or o._device is not grad._device:
                 return None
             arrays.append(o._data)
-        elif o is None or o.__class__ is float:
+        elif o is None or (o.__class__ is float and dt is not _dtype.float16):   # (see half_with_number)
             arrays.append(o)
         else:
             return None
