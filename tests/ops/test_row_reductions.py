@@ -33,3 +33,20 @@ def test_other_axes_dtypes_and_layouts_use_numpy():
     np.testing.assert_array_equal(row_sum(t, -1), t.sum(axis=-1, keepdims=True))
     long_rows = np.ones((3, MIN_GEMV_ROW), np.float32)
     np.testing.assert_array_equal(row_sum(long_rows, -1, rounded_later=True), np.full((3, 1), MIN_GEMV_ROW))
+
+
+@pytest.mark.parametrize("shape", [(64, 64), (4, 8, 16), (40, 2), (100, 3), (33, 17), (20, 48), (20, 96),
+                                   (20, 256), (20, 512), (8, 1000), (2, 3, 7)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_max_every_path_is_exact(shape, dtype):
+    """The halving tree down to 16 columns, the transposed-column maximum (even rows up to 256 wide,
+    odd rows up to 64), NumPy's loop for longer rows and for a few rows: each exactly NumPy's max,
+    with NaN in one row and -inf in another (NaN wins in its row, as in ``max``)."""
+    x = (np.random.default_rng(1).standard_normal(shape) * 10).astype(dtype)
+    rows = x.reshape(-1, shape[-1])
+    rows[0, -1] = np.nan
+    rows[-1, 0] = -np.inf
+    got = row_max(x, -1)
+    assert got.shape == x.shape[:-1] + (1,) and got.dtype == x.dtype
+    np.testing.assert_array_equal(got, x.max(axis=-1, keepdims=True))
+    assert np.isnan(got.reshape(-1)[0])
