@@ -170,10 +170,10 @@ class DivBackward0(Node):
         t = first_tensor(a, b)
         xp = xp_of(t)
         if rounding_mode is None:
-            if dt._category < 2:
-                f = _dtype.get_default_dtype().np
-                x = x.astype(f) if hasattr(x, "astype") else x
-                y = y.astype(f) if hasattr(y, "astype") else y
+            if dt._category < 2:   # true division of integers: in floating point, a Python number
+                f = _dtype.get_default_dtype().np    # as it is (not wrapped into uint8: -1 / 8 is -0.125)
+                x = x.astype(f) if hasattr(x, "astype") else a if isinstance(a, numbers.Number) else x
+                y = y.astype(f) if hasattr(y, "astype") else b if isinstance(b, numbers.Number) else y
             if half_with_number(x, y, dt):
                 return in_float32(xp.true_divide, x, y)
             with quiet_errors():
@@ -210,8 +210,8 @@ def _over(g, b):
     return g / b
 
 
-def _minus_times_over_square(g, a, b):
-    return -g * a / (b * b)
+def _minus_times_quotient_over(g, a, b):
+    return -g * ((a / b) / b)
 
 
 def _dividend_grad(grad, a, b):
@@ -221,11 +221,11 @@ def _dividend_grad(grad, a, b):
 
 
 def _divisor_grad(grad, a, b):
-    """``-grad * a / b**2``, reduced to ``b``."""
+    """``-grad * ((a / b) / b)``, PyTorch's order (no ``b * b`` to overflow), reduced to ``b``."""
     fast = None
     if _meta(b) == (grad._data.shape, grad._dtype):
-        fast = array_rule(_minus_times_over_square, grad, a, b)
-    return grad_for(-grad * a / (b * b), b) if fast is None else fast
+        fast = array_rule(_minus_times_quotient_over, grad, a, b)
+    return grad_for(-grad * (div(a, b) / b), b) if fast is None else fast   # (div: a may be a number)
 
 
 def _check_int_zero(xp, x, y):

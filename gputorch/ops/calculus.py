@@ -104,20 +104,31 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     return areas.cumsum(d)
 
 
-def _check_gradient_args(input, spacing, dims, edge_order):
+def _check_gradient_args(input, spacing, dim, edge_order):
+    """PyTorch's checks, in its order (the edge order, the spacing's length, then the dims, which are
+    returned wrapped, then their sizes)."""
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    ndim = input._data.ndim
+    count = ndim if dim is None else 1 if isinstance(dim, int) else len(dim)
+    if isinstance(spacing, (list, tuple)) and len(spacing) != count:
+        raise RuntimeError(
+            f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
+            f"'self.dim() = {ndim}', since dim argument was not given, but got a list of length "
+            f"{len(spacing)}" if dim is None else
+            f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to "
+            f"have the same length, but got a spacing argument of length {len(spacing)} and a dim argument of "
+            f"length {count}.")
+    if dim is None:
+        dims = list(range(ndim))
+    elif isinstance(dim, int):
+        dims = [input._wrap_dim(dim)]
+    else:
+        dims = [input._wrap_dim(d) for d in dim]
     for d in dims:
         if input._data.shape[d] < edge_order + 1:
             raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
-    if isinstance(spacing, (list, tuple)) and len(spacing) != len(dims):
-        raise RuntimeError(
-            f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to "
-            f"'self.dim() = {input._data.ndim}', since dim argument was not given, but got a list of length "
-            f"{len(spacing)}" if len(dims) == input._data.ndim else
-            f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to "
-            f"have the same length, but got a spacing argument of length {len(spacing)} and a dim argument of "
-            f"length {len(dims)}.")
+    return dims
 
 
 def _uniform_gradient(f, d, h, edge_order):
@@ -168,13 +179,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     ``edge_order`` (1 or 2) at the edges. ``spacing`` is a number (uniform), one number per dim,
     or one 1-d tensor of sample coordinates per dim."""
     _require("gradient", "input", input)
-    if dim is None:
-        dims = list(range(input._data.ndim))
-    elif isinstance(dim, int):
-        dims = [input._wrap_dim(dim)]
-    else:
-        dims = [input._wrap_dim(d) for d in dim]
-    _check_gradient_args(input, spacing, dims, edge_order)
+    dims = _check_gradient_args(input, spacing, dim, edge_order)
     f = _floating(input)
     steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
     results = []

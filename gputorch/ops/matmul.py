@@ -8,6 +8,7 @@ dimensions, so they are differentiable twice.
 """
 import math
 
+from .. import _dtype
 from .._dispatch import apply
 from .._tensor import Tensor
 from ..amp.autocast_mode import autocast_function
@@ -147,7 +148,11 @@ def matmul(input, other, *, out=None):
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if input._dtype is not other._dtype:
         raise RuntimeError(_dtype_message(input, other))
-    no_bool(input, "matmul")
+    if input._dtype is _dtype.bool:   # PyTorch checks that the shapes multiply, then the kernel's dtype
+        if x.shape[-1] != (y.shape[0] if db == 1 else y.shape[-2]):
+            raise RuntimeError(_shape_message(x.shape, y.shape))
+        no_bool(input, "dot" if da == db == 1 else "addmv_impl_cpu" if db == 1 else
+                "addmm_impl_cpu_" if da <= 2 and db == 2 else "bmm")
     if da <= 2 and db <= 2:
         cls = _NODE_BY_RANKS[da, db]
     elif da == 3 and db == 3 and x.shape[0] == y.shape[0]:

@@ -230,3 +230,22 @@ def test_number_divided_by_a_tensor_is_a_reciprocal_times_the_number(device):
     assert (2 / gputorch.tensor([4, 3], device=device)).dtype == gputorch.float32
     with pytest.raises(TypeError, match="unsupported operand"):
         "x" / t
+
+
+def test_true_division_of_integers_by_a_negative_number_is_not_wrapped(device):
+    """-1 / uint8 is -0.125, not 255 / 8: the number is not stored in the integer dtype first."""
+    u = gputorch.tensor([8, 4], dtype=gputorch.uint8, device=device)
+    np.testing.assert_array_equal((-1 / u).cpu().numpy(), [-0.125, -0.25])
+    np.testing.assert_array_equal(gputorch.divide(-1, u).cpu().numpy(), [-0.125, -0.25])
+    np.testing.assert_array_equal((u / -2).cpu().numpy(), [-4.0, -2.0])
+
+
+def test_divisor_gradient_is_minus_grad_times_quotient_over_divisor(device):
+    """PyTorch's order, -g * ((a / b) / b): no b * b to overflow (b = 1e20 in float32)."""
+    a = gputorch.tensor([3.0, 1e20], device=device, requires_grad=True)
+    b = gputorch.tensor([7.0, 1e20], device=device, requires_grad=True)
+    (a / b).sum().backward()
+    f32 = np.float32
+    want = -((f32(3.0) / f32(7.0)) / f32(7.0))
+    got = b.grad.cpu().numpy()
+    assert got[0] == want and got[1] == np.float32(-1e-20)

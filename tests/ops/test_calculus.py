@@ -90,3 +90,15 @@ def test_bool_and_dim_errors_come_in_torchs_order(fn, device):
         f(gputorch.tensor([1.0, 2.0], device=device), gputorch.tensor([True, False], device=device), dim=3)
     with pytest.raises(RuntimeError, match="bool input for `x`"):
         f(gputorch.tensor([1.0, 2.0], device=device), gputorch.tensor([True, False], device=device))
+
+
+def test_gradient_checks_edge_order_then_spacing_then_dim(device):
+    x = gputorch.zeros(3, 4, device=device)
+    with pytest.raises(RuntimeError, match="only supports edge_order=1 and edge_order=2"):
+        gputorch.gradient(x, dim=-4, spacing=[1.0], edge_order=3)
+    with pytest.raises(RuntimeError, match="spacing argument of length 2 and a dim argument of length 1"):
+        gputorch.gradient(x, dim=-4, spacing=[1.0, 2.0])
+    with pytest.raises(RuntimeError, match="spacing argument of length 1 and a dim argument of length 2"):
+        gputorch.gradient(x, dim=(0, 1), spacing=[1.0])
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        gputorch.gradient(x, dim=-4)

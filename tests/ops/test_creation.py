@@ -479,3 +479,13 @@ def test_full_like_stores_the_value_as_full_does(device):
         with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
             gputorch.full_like(u, bad)
     assert gputorch.full_like(u, 2.5, dtype=gputorch.float16).dtype == gputorch.float16
+
+
+@pytest.mark.parametrize("fn,start,end,dtype", [
+    ("linspace", 0, 300, "uint8"), ("linspace", -5.5, 100, "uint8"), ("logspace", -3.5, 3, "uint8"),
+    ("linspace", 0, 200, "int8"), ("linspace", 0, 1e40, "float32")])
+def test_linspace_and_logspace_ends_must_fit_the_dtype(fn, start, end, dtype, device):
+    name = {"uint8": "uint8_t", "int8": "int8_t", "float32": "float"}[dtype]
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
+        getattr(gputorch, fn)(start, end, 4, dtype=getattr(gputorch, dtype), device=device)
+    assert gputorch.linspace(-5, 100, 4, dtype=gputorch.uint8, device=device).cpu().numpy()[0] == 251

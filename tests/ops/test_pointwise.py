@@ -573,3 +573,13 @@ def test_nextafter_gradient_is_zero_where_input_equals_other(device):
     (a.nextafter(b) * gputorch.tensor([2.0, 3.0, 4.0, 5.0], device=device)).sum().backward()
     np.testing.assert_array_equal(a.grad.cpu().numpy(), [0.0, 3.0, 4.0, 0.0])
     np.testing.assert_array_equal(b.grad.cpu().numpy(), [0.0, 0.0, 0.0, 0.0])
+
+
+def test_lerp_of_integers_reports_shapes_first_then_the_kernel(device):
+    a = gputorch.zeros(3, dtype=gputorch.int64, device=device)
+    with pytest.raises(RuntimeError, match="must match the size"):
+        gputorch.lerp(a, gputorch.zeros(5, dtype=gputorch.int64, device=device), 3.25)
+    with pytest.raises(NotImplementedError, match="lerp_kernel_scalar\" not implemented for 'Long'"):
+        gputorch.lerp(a, a, 3.25)
+    with pytest.raises(NotImplementedError, match="lerp_kernel_tensor\" not implemented for 'Long'"):
+        gputorch.lerp(a, a, a)

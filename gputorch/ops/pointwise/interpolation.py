@@ -1,6 +1,7 @@
 """Linear interpolation: lerp and lerp_, with a Python-number weight (``LerpBackward0``) or a
 broadcast tensor weight (``LerpBackward1``), in PyTorch's form that is exact at both ends.
 """
+from ..._broadcast import broadcast_error
 from ..._dispatch import _inplace_output_error, apply, apply_inplace
 from ..._tensor import Tensor
 from ...autograd.node import Node
@@ -77,7 +78,11 @@ def _lerp_node(input, end, weight):
         raise RuntimeError(f"expected dtype {C_NAME[input._dtype.name]} for `weight` but got dtype "
                            f"{C_NAME[weight._dtype.name]}")
     if input._dtype._category != 2:
-        raise _not_implemented("lerp", input)
+        shapes = [t._data.shape for t in (input, end, weight) if isinstance(t, Tensor)]
+        error = broadcast_error(shapes)      # PyTorch checks the shapes before the kernel's dtype
+        if error is not None:
+            raise error
+        raise _not_implemented("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar", input)
     if isinstance(weight, Tensor):
         return LerpBackward1
     if not isinstance(weight, Number):
