@@ -659,7 +659,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         out._dtype if out is not None else _dtype.get_default_dtype())
     if dt is _dtype.bool:
         raise _not_implemented("linspace_cpu", dt)
-    _check_ends_fit(start, end, dt)
+    _check_ends_fit(start, end, steps, dt)
     _check_float_requires_grad(dt, requires_grad)
     dev = resolve_device(device if device is not None or out is None else out._device)
 
@@ -670,10 +670,11 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return t if out is None else _write_out(out, t)
 
 
-def _check_ends_fit(start, end, dt):
-    """PyTorch stores ``start`` and ``end`` in the result's dtype before stepping: a value that
-    does not fit (-3.5 in uint8, 300 in int8, 1e40 in float32) is its overflow error."""
-    if dt._category in (1, 2):
+def _check_ends_fit(start, end, steps, dt):
+    """PyTorch stores ``start`` and ``end`` in the result's dtype before stepping (when there are two
+    steps or more): a value that does not fit (-3.5 in uint8, 300 in int8, 1e40 in float32) is its
+    overflow error."""
+    if steps >= 2 and dt._category in (1, 2):
         stored_scalar(start, dt)
         stored_scalar(end, dt)
 
@@ -697,7 +698,7 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
         out._dtype if out is not None else _dtype.get_default_dtype())
     if dt is _dtype.bool:
         raise _not_implemented("logspace_cpu", dt)
-    _check_ends_fit(start, end, dt)
+    _check_ends_fit(start, end, steps, dt)
     _check_float_requires_grad(dt, requires_grad)
     dev = resolve_device(device if device is not None or out is None else out._device)
     if steps == 1 and dt._category == 1:   # PyTorch fills ``base ** start``, checked like any fill value

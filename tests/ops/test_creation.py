@@ -489,3 +489,7 @@ def test_linspace_and_logspace_ends_must_fit_the_dtype(fn, start, end, dtype, de
     with pytest.raises(RuntimeError, match=f"value cannot be converted to type {name} without overflow"):
         getattr(gputorch, fn)(start, end, 4, dtype=getattr(gputorch, dtype), device=device)
     assert gputorch.linspace(-5, 100, 4, dtype=gputorch.uint8, device=device).cpu().numpy()[0] == 251
+    # with fewer than two steps nothing is stepped and nothing is checked (one step is ``start``, wrapped)
+    assert getattr(gputorch, fn)(start, end, 0, dtype=getattr(gputorch, dtype), device=device).numel() == 0
+    np.testing.assert_array_equal(gputorch.linspace(-2, -3.5, 1, dtype=gputorch.uint8, device=device).cpu().numpy(),
+                                  [254])
