@@ -67,8 +67,7 @@ def _sum_array(a, dims, keepdim, dtype):
         out = np.int64 if dtype is None else x.dtype
         return x.sum(axis=dims, keepdims=keepdim, dtype=out)
     acc = _acc(x)
-    with quiet_errors():     # a sum past the largest float is inf, silently, as in PyTorch
-        return _finish(x.sum(axis=dims, keepdims=keepdim, dtype=acc), x.dtype)
+    return _finish(x.sum(axis=dims, keepdims=keepdim, dtype=acc), x.dtype)
 
 
 class SumBackward0(Node):

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._windows import box_taps
+from ._windows import box_taps, int_tuples
 
 __all__ = ["max_pool", "max_pool_indices", "taps_from_indices", "max_pool_grad", "avg_pool", "avg_pool_grad",
            "adaptive_bounds", "adaptive_avg_pool", "adaptive_avg_pool_grad", "adaptive_max_pool",
@@ -26,7 +26,7 @@ def _taps(x_hw, out_hw, kernel, stride, padding, dilation):
     """``[(t, region, source)]`` for every kernel tap that reads the input: its flat position in
     the window, the output region it feeds and the strided input slice it reads (index tuples
     for the pooled dims). Memoised like ``box_taps``; do not mutate the result."""
-    return _flat_taps(*(tuple(int(v) for v in arg) for arg in (x_hw, out_hw, kernel, stride, padding, dilation)))
+    return _flat_taps(*int_tuples(x_hw, out_hw, kernel, stride, padding, dilation))
 
 
 @functools.lru_cache(maxsize=512)

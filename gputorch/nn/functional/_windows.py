@@ -23,7 +23,7 @@ import math
 from ...ops._gemm import product
 from ...ops.window_geometry import out_size
 
-__all__ = ["out_size", "tap_ranges", "box_taps", "im2col", "col2im", "conv_forward", "conv_input_grad",
+__all__ = ["out_size", "tap_ranges", "box_taps", "int_tuples", "im2col", "col2im", "conv_forward", "conv_input_grad",
            "conv_weight_grad", "conv_out_shape", "transposed_conv_out_shape"]
 
 
@@ -50,7 +50,12 @@ def box_taps(x_spatial, out, kernel, stride, pad_before, dilation):
 
     A training loop asks for the same geometry every step, so answers are memoised (arguments are
     sequences of host ints, normalised to tuples); the returned list must not be mutated."""
-    return _box_taps(*(tuple(int(v) for v in arg) for arg in (x_spatial, out, kernel, stride, pad_before, dilation)))
+    return _box_taps(*int_tuples(x_spatial, out, kernel, stride, pad_before, dilation))
+
+
+def int_tuples(*sequences):
+    """Each sequence of host ints as a tuple of Python ints: a hashable key for the memoised geometry."""
+    return tuple(tuple(int(v) for v in seq) for seq in sequences)
 
 
 @functools.lru_cache(maxsize=512)
